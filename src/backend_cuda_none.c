@@ -1,0 +1,13 @@
+/* backend_cuda_none.c - stands in for the cuda backend in builds without CUDA. */
+#include "gr_internal.h"
+
+const gr_backend_ops_t *const gr_backend_cuda_ops_ptr = NULL;
+
+int gr_cuda_device_count(void) { return 0; }
+
+int gr_cuda_list_gpus(gr_gpu_info_t *gpus, int max)
+{
+    (void)gpus;
+    (void)max;
+    return 0;
+}

@@ -1,0 +1,256 @@
+/*
+ * gpureduce.h - public interface of libgpureduce.
+ *
+ * A distributed reducer: every MPI rank reduces its shard (on its GPU, or on
+ * the CPU), and the ranks' partials are combined so the result is repeatable.
+ *
+ * Error rule (stated once, holds for every function below that returns
+ * gr_result_t): GR_SUCCESS (0) means the call did everything it promises; any
+ * other value means it did nothing observable except what its documentation
+ * says, logged one line naming rank, host and GPU through the logger (see
+ * GR_DEBUG in README), and left every object passed in still safe to destroy.
+ * The library never prints outside the logger, never parses argv and never
+ * exits or aborts; the caller decides (the CLI ends the job with MPI_Abort).
+ *
+ * Collectivity: gr_ctx_create, gr_ctx_destroy, gr_buffer_create_synthetic and
+ * every gr_reduce_* call are collective over the context's communicator. All
+ * ranks must pass the same descriptor; each passes its own local data.
+ */
+#ifndef GPUREDUCE_H
+#define GPUREDUCE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GR_VERSION_MAJOR 0
+#define GR_VERSION_MINOR 3
+#define GR_VERSION_PATCH 0
+#define GR_VERSION_STRING "0.3.0"
+
+/** Result codes, from one list so names, numbers and messages never drift. */
+#define GR_RESULT_LIST(X)                                                    \
+    X(GR_SUCCESS, 0, "success")                                              \
+    X(GR_ERR_INVALID_ARG, 1, "invalid argument")                             \
+    X(GR_ERR_UNSUPPORTED, 2, "unsupported combination of dtype, op, mode")   \
+    X(GR_ERR_NO_GPU, 3, "no CUDA GPU is visible to this rank")               \
+    X(GR_ERR_CUDA, 4, "CUDA runtime error")                                  \
+    X(GR_ERR_MPI, 5, "MPI error")                                            \
+    X(GR_ERR_NOMEM, 6, "out of host memory")                                 \
+    X(GR_ERR_DEVMEM, 7, "out of device memory")                              \
+    X(GR_ERR_SYSTEM, 8, "system call failed")                                \
+    X(GR_ERR_TOPOLOGY, 9, "topology or binding error")                       \
+    X(GR_ERR_TOO_MANY_RANKS, 10, "more ranks on a node than GPUs")           \
+    X(GR_ERR_IO, 11, "input file error")                                     \
+    X(GR_ERR_NOT_BUILT, 12, "feature not compiled into this build")          \
+    X(GR_ERR_INTERNAL, 13, "internal error")
+
+typedef enum gr_result {
+#define GR_RESULT_ENUM_(name, value, msg) name = value,
+    GR_RESULT_LIST(GR_RESULT_ENUM_)
+#undef GR_RESULT_ENUM_
+} gr_result_t;
+
+/** Static message for a result code; never NULL. */
+const char *gr_strerror(gr_result_t r);
+
+/** Element types of the input. Integers accumulate exactly (128-bit). */
+typedef enum gr_dtype { GR_F32 = 0, GR_F64 = 1, GR_I32 = 2, GR_I64 = 3 } gr_dtype_t;
+#define GR_DTYPE_COUNT 4
+
+/** Reductions. GR_OP_POWSUM uses gr_op_t.power (1..8). */
+typedef enum gr_op_kind {
+    GR_OP_SUM = 0,
+    GR_OP_MIN = 1,
+    GR_OP_MAX = 2,
+    GR_OP_ABSSUM = 3,
+    GR_OP_SUMSQ = 4,
+    GR_OP_POWSUM = 5
+} gr_op_kind_t;
+#define GR_OP_COUNT 6
+
+typedef struct gr_op {
+    gr_op_kind_t kind;
+    int power; /**< exponent for GR_OP_POWSUM (1..8); ignored otherwise */
+} gr_op_t;
+
+/** Numeric contract, see README "Numeric contract". */
+typedef enum gr_mode {
+    GR_MODE_FAST = 0,  /**< repeatable for a fixed np, GPU model and build */
+    GR_MODE_EXACT = 1  /**< correctly rounded exact sum: same bits for any np */
+} gr_mode_t;
+
+typedef enum gr_backend {
+    GR_BACKEND_AUTO = 0, /**< cuda when a GPU is visible, else cpu */
+    GR_BACKEND_CUDA = 1,
+    GR_BACKEND_CPU = 2
+} gr_backend_t;
+
+/** Synthetic data: pure functions of (seed, global index); see README. */
+typedef enum gr_gen {
+    GR_GEN_ONES = 0,
+    GR_GEN_IOTA = 1,
+    GR_GEN_UNIFORM = 2,
+    GR_GEN_NORMAL = 3,
+    GR_GEN_RANDINT = 4,
+    GR_GEN_STRESS = 5
+} gr_gen_t;
+#define GR_GEN_COUNT 6
+
+/** Names for printing and parsing ("f32", "sum", "exact", "cuda", "ones"). */
+const char *gr_dtype_name(gr_dtype_t t);
+size_t gr_dtype_size(gr_dtype_t t);
+const char *gr_op_name(gr_op_kind_t k);
+const char *gr_mode_name(gr_mode_t m);
+const char *gr_backend_name(gr_backend_t b);
+const char *gr_gen_name(gr_gen_t g);
+
+/** Opaque context: one per communicator; owns the backend and its GPU. */
+typedef struct gr_ctx *gr_ctx_t;
+
+/** How the context's ranks are placed on GPUs and cores. */
+typedef enum gr_bind_policy {
+    GR_BIND_GPU = 0,      /**< bind cores and memory to the GPU's locality */
+    GR_BIND_LAUNCHER = 1, /**< keep whatever binding the launcher set */
+    GR_BIND_NONE = 2      /**< unbind nothing, bind nothing */
+} gr_bind_policy_t;
+
+typedef struct gr_config {
+    gr_backend_t backend;    /**< default GR_BACKEND_AUTO */
+    gr_bind_policy_t bind;   /**< default GR_BIND_GPU */
+    int share_gpus;          /**< allow more ranks than GPUs on a node */
+    int cpu_threads;         /**< cpu backend threads; 0 = cores available */
+    int cuda_grid;           /**< debug: force the grid size; 0 = occupancy */
+    int cuda_block;          /**< debug: force the block size; 0 = tuned */
+} gr_config_t;
+
+/** Fill *cfg with the defaults above. */
+void gr_config_init(gr_config_t *cfg);
+
+/**
+ * Create a context on comm (duplicated internally). Picks and binds the GPU
+ * (cuda backend) or the thread pool (cpu backend). Collective.
+ */
+gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *ctx);
+
+/** Destroy a context; NULL is accepted. Collective. */
+gr_result_t gr_ctx_destroy(gr_ctx_t ctx);
+
+/** The backend this context runs (never GR_BACKEND_AUTO). */
+gr_backend_t gr_ctx_backend(gr_ctx_t ctx);
+
+/** Where a rank runs: its GPU, cores and NUMA node, and why (see README "Binding"). */
+typedef struct gr_placement {
+    int rank, local_rank, local_size, pid;
+    char host[256];
+    int gpu;               /* CUDA ordinal in this process, -1 for none */
+    char gpu_name[128];
+    char pci_bus_id[32];   /* "0000:07:00.0", "" for none */
+    char cpuset[512];      /* hwloc list syntax, e.g. "0-7,16-23" */
+    int numa;              /* NUMA node os index, -1 unknown */
+    char bound[128];       /* what was bound and by whom */
+    char gpu_choice[128];  /* how the GPU was chosen */
+} gr_placement_t;
+
+/** This rank's placement (valid for the context's lifetime). */
+const gr_placement_t *gr_ctx_placement(gr_ctx_t ctx);
+
+/** This rank's CUDA device ordinal, or -1 for the cpu backend. */
+int gr_ctx_device(gr_ctx_t ctx);
+
+/** What a reduction computes and where the result goes. */
+typedef struct gr_desc {
+    gr_dtype_t dtype;
+    gr_op_t op;
+    gr_mode_t mode;
+    int root;        /**< rank that receives the result (default 0) */
+    int all_ranks;   /**< non-zero: every rank receives the result */
+} gr_desc_t;
+
+/** Fill *d with f32, sum, fast, root 0. */
+void gr_desc_init(gr_desc_t *d);
+
+/** Check a descriptor for sense (op/dtype/mode); GR_ERR_UNSUPPORTED says why in the log. */
+gr_result_t gr_desc_validate(const gr_desc_t *d);
+
+/**
+ * A reduced value. Valid on the root (or on every rank with all_ranks).
+ *
+ * Floating inputs: value in .f (f32 input is accumulated and reported in f64
+ * in fast mode; in exact mode .f holds the f32-rounded value). Integer inputs
+ * with sum-like ops: exact value in .i when .overflow is 0; when the exact
+ * result does not fit int64 (or a term x^P did not), .overflow is non-zero and
+ * .f holds the exact result rounded to double. min/max of integers: .i.
+ */
+typedef struct gr_value {
+    int valid;         /**< non-zero on ranks that hold the result */
+    int is_integer;    /**< the result lives in .i */
+    int overflow;      /**< integer result did not fit in int64 */
+    double f;
+    int64_t i;
+    uint64_t count;    /**< number of elements reduced, all ranks */
+    uint64_t nan_count;/**< NaN inputs seen (floating sum-like ops, exact mode) */
+} gr_value_t;
+
+/** Per-call timings of this rank, in seconds. */
+typedef struct gr_timing {
+    double local;   /**< local reduction, launch to partial in host memory */
+    double combine; /**< MPI combine, partial to result at the root */
+    double total;   /**< both, as seen by this rank */
+} gr_timing_t;
+
+/**
+ * Reduce count elements at a device pointer this application owns (cuda
+ * backend), or at a host pointer (any backend). timing may be NULL.
+ */
+gr_result_t gr_reduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count,
+                             const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
+gr_result_t gr_reduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count,
+                           const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
+
+/** A rank's shard held by the backend (device memory for cuda). */
+typedef struct gr_buffer *gr_buffer_t;
+
+/**
+ * Materialise this rank's shard of the synthetic global dataset of global_n
+ * elements: rank r owns [floor(r*N/np), floor((r+1)*N/np)). Collective.
+ */
+gr_result_t gr_buffer_create_synthetic(gr_ctx_t ctx, gr_dtype_t dtype, gr_gen_t gen,
+                                       uint64_t seed, uint64_t global_n, gr_buffer_t *buf);
+gr_result_t gr_buffer_destroy(gr_buffer_t buf);
+/** Global element range of this rank's shard. */
+void gr_buffer_range(gr_buffer_t buf, uint64_t *begin, uint64_t *end);
+gr_dtype_t gr_buffer_dtype(gr_buffer_t buf);
+
+/** Reduce a buffer; d->dtype must match the buffer's. Collective. */
+gr_result_t gr_reduce_buffer(gr_ctx_t ctx, gr_buffer_t buf, const gr_desc_t *d,
+                             gr_value_t *out, gr_timing_t *timing);
+
+/** Convenience: create, reduce and destroy a synthetic buffer. Collective. */
+gr_result_t gr_reduce_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
+                                const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
+
+/**
+ * Parse an element count: "1000", "2^30", or a number with K, M, G or T
+ * (powers of 1024: "4M" = 4194304). GR_ERR_INVALID_ARG on anything else,
+ * negative numbers and overflow included. Does not log.
+ */
+gr_result_t gr_parse_size(const char *s, uint64_t *out);
+
+/** Rank r's shard [*begin, *end) of n elements over np ranks. */
+void gr_shard_range(uint64_t n, int np, int r, uint64_t *begin, uint64_t *end);
+
+/** 1 when the MPI library reports CUDA-aware support at run time, else 0. */
+int gr_mpi_cuda_aware(void);
+/** 1 when the MPI headers this library was built with declare CUDA-aware support. */
+int gr_mpi_cuda_aware_compiled(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUREDUCE_H */

@@ -1,0 +1,212 @@
+/*
+ * gr_internal.h - library-private declarations: logger, check macros, the
+ * context, the backend table and the cross-rank partial.
+ */
+#ifndef GR_INTERNAL_H
+#define GR_INTERNAL_H
+
+#include "gpureduce.h"
+#include "gr_common.h"
+#include "gr_xacc.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------------
+ * Logger. Every line starts "[rank R host H gpu G] file:line: ". The level
+ * comes from GR_DEBUG (error|warn|info|debug, default warn) and the
+ * subsystems from GR_DEBUG_SUBSYS (comma list of init,bind,cuda,cpu,mpi,io,
+ * bench or all; default all).
+ * ------------------------------------------------------------------------- */
+typedef enum gr_log_level { GR_LOG_ERROR = 0, GR_LOG_WARN = 1, GR_LOG_INFO = 2, GR_LOG_DEBUG = 3 } gr_log_level_t;
+
+enum {
+    GR_SUB_INIT = 1 << 0,
+    GR_SUB_BIND = 1 << 1,
+    GR_SUB_CUDA = 1 << 2,
+    GR_SUB_CPU = 1 << 3,
+    GR_SUB_MPI = 1 << 4,
+    GR_SUB_IO = 1 << 5,
+    GR_SUB_BENCH = 1 << 6,
+    GR_SUB_ALL = 0x7F
+};
+
+/* Identity that prefixes every line; set as soon as it is known. */
+void gr_log_set_rank(int rank);
+void gr_log_set_gpu(int gpu);
+int gr_log_rank(void);
+const char *gr_log_host(void);
+int gr_log_enabled(gr_log_level_t lvl, unsigned subsys);
+void gr_log(gr_log_level_t lvl, unsigned subsys, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* The prefix "[rank R host H gpu G]" into buf (for the CLI's own messages). */
+void gr_log_prefix(char *buf, size_t len);
+
+#define GR_LOG_AT(lvl, sub, ...)                                    \
+    do {                                                            \
+        if (gr_log_enabled((lvl), (sub)))                           \
+            gr_log((lvl), (sub), __FILE__, __LINE__, __VA_ARGS__);  \
+    } while (0)
+#define GR_WARN(sub, ...) GR_LOG_AT(GR_LOG_WARN, sub, __VA_ARGS__)
+#define GR_INFO(sub, ...) GR_LOG_AT(GR_LOG_INFO, sub, __VA_ARGS__)
+#define GR_DEBUGLOG(sub, ...) GR_LOG_AT(GR_LOG_DEBUG, sub, __VA_ARGS__)
+
+/* Where an error starts: log it once (always shown) and return the code. */
+#define GR_FAIL(res, ...)                                                    \
+    do {                                                                     \
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, __VA_ARGS__);   \
+        return (res);                                                        \
+    } while (0)
+
+/* On the way up: pass the code on, with a trace line at info level. */
+#define GR_CHECK(call)                                                       \
+    do {                                                                     \
+        gr_result_t gr_r_ = (call);                                          \
+        if (gr_r_ != GR_SUCCESS) {                                           \
+            GR_INFO(GR_SUB_ALL, "<- %s: %s", #call, gr_strerror(gr_r_));     \
+            return gr_r_;                                                    \
+        }                                                                    \
+    } while (0)
+
+#define GR_CHECK_GOTO(call, res, label)                                      \
+    do {                                                                     \
+        (res) = (call);                                                      \
+        if ((res) != GR_SUCCESS) {                                           \
+            GR_INFO(GR_SUB_ALL, "<- %s: %s", #call, gr_strerror(res));       \
+            goto label;                                                      \
+        }                                                                    \
+    } while (0)
+
+/* MPI adapter: logs the MPI error string. */
+#define GR_MPI_CHECK(call)                                                   \
+    do {                                                                     \
+        int gr_mpi_rc_ = (call);                                             \
+        if (gr_mpi_rc_ != MPI_SUCCESS) {                                     \
+            char gr_mpi_msg_[MPI_MAX_ERROR_STRING];                          \
+            int gr_mpi_len_ = 0;                                             \
+            MPI_Error_string(gr_mpi_rc_, gr_mpi_msg_, &gr_mpi_len_);         \
+            GR_FAIL(GR_ERR_MPI, "%s failed: %s; check the MPI installation " \
+                    "and that every rank is alive", #call, gr_mpi_msg_);     \
+        }                                                                    \
+    } while (0)
+
+/* ---------------------------------------------------------------------------
+ * Cross-rank partial: only exact state crosses ranks, so the combine is
+ * associative and commutative and MPI's choice of reduce tree cannot change
+ * the bits. Floating partials of fast mode enter the accumulator exactly.
+ * ------------------------------------------------------------------------- */
+typedef struct gr_partial {
+    gr_xacc_t sum;       /* finite part of sum-like ops, exact */
+    int64_t count;       /* elements reduced */
+    int64_t nan;         /* NaN terms (exact mode) or NaN partials (fast) */
+    int64_t pinf;        /* +Inf terms / partials */
+    int64_t ninf;        /* -Inf terms / partials */
+    int64_t nonnegzero;  /* contributions that were not -0.0 (sign of a zero sum) */
+    int64_t overflow;    /* integer terms that did not fit int64 */
+    int64_t adds;        /* additions into sum since its last normalisation */
+    int64_t failed;      /* ranks whose local reduction failed */
+    int64_t failed_rank; /* lowest such rank, INT64_MAX if none */
+    int64_t failed_code; /* its gr_result_t */
+    double fmin, fmax;   /* floating min/max, NaN-free; -0.0 orders below +0.0 */
+    int64_t imin, imax;  /* integer min/max */
+} gr_partial_t;
+
+/* Identity for d's op. */
+void gr_partial_init(gr_partial_t *p);
+/* Fold a backend's local result into p, exactly. */
+void gr_partial_add_local(gr_partial_t *p, const gr_desc_t *d, const gr_local_t *loc);
+/* Fold one floating term (exact mode, host side) into p. */
+void gr_partial_add_term(gr_partial_t *p, double t);
+/* p += q (associative, commutative). */
+void gr_partial_merge(gr_partial_t *p, const gr_partial_t *q);
+/* Keep the accumulator within headroom after many additions. */
+void gr_partial_maybe_normalize(gr_partial_t *p);
+/* The final value for descriptor d from a fully combined partial. */
+void gr_partial_finish(const gr_partial_t *p, const gr_desc_t *d, gr_value_t *out);
+/* min/max of two doubles in the total order -0.0 < +0.0 (no NaN). */
+double gr_fmin_total(double a, double b);
+double gr_fmax_total(double a, double b);
+
+/* ---------------------------------------------------------------------------
+ * Backends.
+ * ------------------------------------------------------------------------- */
+typedef struct gr_backend_ops {
+    const char *name;
+    gr_result_t (*init)(gr_ctx_t ctx, void **state);
+    void (*fini)(gr_ctx_t ctx, void *state);
+    /* Memory for count elements where this backend reduces fastest. */
+    gr_result_t (*alloc)(gr_ctx_t ctx, void *state, uint64_t count, gr_dtype_t t, void **ptr);
+    void (*free)(gr_ctx_t ctx, void *state, void *ptr);
+    /* Fill ptr[0..count) with generator values for global indices begin.. */
+    gr_result_t (*generate)(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t t, gr_gen_t g,
+                            uint64_t seed, uint64_t begin, uint64_t count);
+    /* Reduce count elements at ptr (device memory when on_device) into *out. */
+    gr_result_t (*reduce)(gr_ctx_t ctx, void *state, const void *ptr, int on_device,
+                          uint64_t count, const gr_desc_t *d, gr_partial_t *out);
+} gr_backend_ops_t;
+
+extern const gr_backend_ops_t gr_backend_cpu_ops;
+/* NULL when the library was built without CUDA. */
+extern const gr_backend_ops_t *const gr_backend_cuda_ops_ptr;
+/* Number of CUDA devices this process sees (0 without CUDA or without a GPU). */
+int gr_cuda_device_count(void);
+
+/* ---------------------------------------------------------------------------
+ * Placement (binding.c): which GPU, cores and NUMA node a rank uses, and why.
+ * ------------------------------------------------------------------------- */
+
+/* A GPU as the binding code sees it (real, or from GR_FAKE_GPUS). */
+typedef struct gr_gpu_info {
+    char pci_bus_id[32];
+    char name[128];
+} gr_gpu_info_t;
+
+/* Real GPUs visible to this process, in CUDA order; returns how many (<= max). */
+int gr_cuda_list_gpus(gr_gpu_info_t *gpus, int max);
+
+/*
+ * Pick this rank's GPU and bind cores and memory to it (cfg->bind), before
+ * any CUDA context exists. want_gpu: the backend needs a GPU. Fills
+ * ctx->placement and ctx->device. Collective over ctx->comm.
+ */
+gr_result_t gr_bind_rank_to_gpu(gr_ctx_t ctx, int want_gpu);
+
+struct gr_ctx {
+    MPI_Comm comm;
+    int rank, size;
+    int local_rank, local_size;
+    char host[256];
+    gr_config_t cfg;
+    gr_backend_t backend;
+    const gr_backend_ops_t *ops;
+    void *bstate;
+    int device;          /* CUDA ordinal, -1 for cpu */
+    char gpu_name[256];
+    char pci_bus_id[32];
+    MPI_Datatype partial_type;
+    MPI_Op partial_op;
+    gr_placement_t placement;
+};
+
+struct gr_buffer {
+    gr_ctx_t ctx;
+    void *ptr;
+    int on_device;
+    gr_dtype_t dtype;
+    uint64_t begin, end;
+};
+
+gr_result_t gr_combine_setup(gr_ctx_t ctx);
+void gr_combine_teardown(gr_ctx_t ctx);
+/* All ranks of comm learn the worst of their local results (collective). */
+gr_result_t gr_agree(MPI_Comm comm, gr_result_t local);
+/* Combine p over ctx's ranks into the value at d's root (or everywhere). */
+gr_result_t gr_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, gr_value_t *out);
+
+/* Wall clock in seconds (monotonic). The one timing helper. */
+double gr_now(void);
+
+#endif /* GR_INTERNAL_H */

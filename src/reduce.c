@@ -1,0 +1,142 @@
+/* reduce.c - public reduction entry points: local reduce, then combine. */
+#include "gr_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
+                       gr_value_t *out, gr_timing_t *timing)
+{
+    if (!ctx || !d || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_*: ctx, desc and out must not be NULL");
+    GR_CHECK(gr_desc_validate(d)); /* same descriptor on every rank: all fail alike */
+    if (d->root < 0 || d->root >= ctx->size)
+        GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
+    gr_partial_t part;
+    gr_partial_init(&part);
+    double t0 = gr_now();
+    gr_result_t r = GR_SUCCESS;
+    if (count > 0 && !ptr)
+        r = GR_ERR_INVALID_ARG;
+    else if (on_device && ctx->backend != GR_BACKEND_CUDA)
+        r = GR_ERR_INVALID_ARG;
+    if (r != GR_SUCCESS)
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+               "%s", on_device && ctx->backend != GR_BACKEND_CUDA
+                         ? "gr_reduce_device needs the cuda backend; use gr_reduce_host with the cpu backend"
+                         : "NULL data pointer with a non-zero count");
+    if (r == GR_SUCCESS)
+        r = ctx->ops->reduce(ctx, ctx->bstate, ptr, on_device, count, d, &part);
+    if (r != GR_SUCCESS) {
+        /* Still take part in the combine so no peer waits for us forever. */
+        gr_partial_init(&part);
+        part.failed = 1;
+        part.failed_rank = ctx->rank;
+        part.failed_code = r;
+    }
+    double t1 = gr_now();
+    gr_result_t rc = gr_combine(ctx, d, &part, out);
+    double t2 = gr_now();
+    if (timing) {
+        timing->local = t1 - t0;
+        timing->combine = t2 - t1;
+        timing->total = t2 - t0;
+    }
+    return r != GR_SUCCESS ? r : rc;
+}
+
+gr_result_t gr_reduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, const gr_desc_t *d,
+                             gr_value_t *out, gr_timing_t *timing)
+{
+    return run(ctx, dev_ptr, 1, count, d, out, timing);
+}
+
+gr_result_t gr_reduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, const gr_desc_t *d,
+                           gr_value_t *out, gr_timing_t *timing)
+{
+    return run(ctx, host_ptr, 0, count, d, out, timing);
+}
+
+gr_result_t gr_buffer_create_synthetic(gr_ctx_t ctx, gr_dtype_t dtype, gr_gen_t gen, uint64_t seed,
+                                       uint64_t global_n, gr_buffer_t *out)
+{
+    if (!ctx || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_buffer_create_synthetic: ctx and out must not be NULL");
+    *out = NULL;
+    gr_result_t r = GR_SUCCESS;
+    if ((unsigned)dtype >= GR_DTYPE_COUNT || (unsigned)gen >= GR_GEN_COUNT) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "unknown dtype %d or generator %d", (int)dtype,
+               (int)gen);
+        r = GR_ERR_INVALID_ARG;
+    } else if ((dtype == GR_I32 || dtype == GR_I64) && (gen == GR_GEN_UNIFORM || gen == GR_GEN_NORMAL)) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+               "generator %s makes real numbers; use it with f32 or f64, or use ones, iota, randint "
+               "or stress with %s",
+               gr_gen_name(gen), gr_dtype_name(dtype));
+        r = GR_ERR_UNSUPPORTED;
+    }
+    gr_buffer_t b = NULL;
+    if (r == GR_SUCCESS) {
+        b = (gr_buffer_t)calloc(1, sizeof(*b));
+        if (!b)
+            r = GR_ERR_NOMEM;
+    }
+    if (r == GR_SUCCESS) {
+        b->ctx = ctx;
+        b->dtype = dtype;
+        b->on_device = ctx->backend == GR_BACKEND_CUDA;
+        gr_shard_range(global_n, ctx->size, ctx->rank, &b->begin, &b->end);
+        uint64_t n = b->end - b->begin;
+        r = ctx->ops->alloc(ctx, ctx->bstate, n, dtype, &b->ptr);
+        if (r == GR_SUCCESS)
+            r = ctx->ops->generate(ctx, ctx->bstate, b->ptr, dtype, gen, seed, b->begin, n);
+    }
+    r = gr_agree(ctx->comm, r);
+    if (r != GR_SUCCESS) {
+        gr_buffer_destroy(b);
+        return r;
+    }
+    *out = b;
+    return GR_SUCCESS;
+}
+
+gr_result_t gr_buffer_destroy(gr_buffer_t b)
+{
+    if (!b)
+        return GR_SUCCESS;
+    if (b->ptr)
+        b->ctx->ops->free(b->ctx, b->ctx->bstate, b->ptr);
+    free(b);
+    return GR_SUCCESS;
+}
+
+void gr_buffer_range(gr_buffer_t b, uint64_t *begin, uint64_t *end)
+{
+    *begin = b->begin;
+    *end = b->end;
+}
+
+gr_dtype_t gr_buffer_dtype(gr_buffer_t b) { return b->dtype; }
+
+gr_result_t gr_reduce_buffer(gr_ctx_t ctx, gr_buffer_t b, const gr_desc_t *d, gr_value_t *out,
+                             gr_timing_t *timing)
+{
+    if (!b || !d)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_buffer: buffer and desc must not be NULL");
+    if (d->dtype != b->dtype)
+        GR_FAIL(GR_ERR_INVALID_ARG, "descriptor dtype %s differs from the buffer's %s", gr_dtype_name(d->dtype),
+                gr_dtype_name(b->dtype));
+    return run(ctx, b->ptr, b->on_device, b->end - b->begin, d, out, timing);
+}
+
+gr_result_t gr_reduce_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n, const gr_desc_t *d,
+                                gr_value_t *out, gr_timing_t *timing)
+{
+    if (!d)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_synthetic: desc must not be NULL");
+    gr_buffer_t b = NULL;
+    GR_CHECK(gr_buffer_create_synthetic(ctx, d->dtype, gen, seed, global_n, &b));
+    gr_result_t r = gr_reduce_buffer(ctx, b, d, out, timing);
+    gr_buffer_destroy(b);
+    return r;
+}
