@@ -291,3 +291,73 @@ static gr_result_t cpu_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on
 const gr_backend_ops_t gr_backend_cpu_ops = {
     "cpu", cpu_init, cpu_fini, cpu_alloc, cpu_free, cpu_generate, cpu_reduce,
 };
+
+/* ---- reference: regenerate on the fly and sum exactly ------------------ */
+
+static void reference_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
+{
+    const gr_desc_t *d = job->d;
+    gr_partial_t *p = &job->parts[tid];
+    int op = (int)d->op.kind, pw = d->op.power;
+    uint64_t g0 = job->begin + first;
+    gr_local_t loc;
+    memset(&loc, 0, sizeof(loc));
+    if (d->dtype == GR_F32 || d->dtype == GR_F64) {
+        int dt = d->dtype == GR_F32 ? GR_C_F32 : GR_C_F64;
+        if (op == GR_C_MIN || op == GR_C_MAX) {
+            for (uint64_t i = 0; i < n; ++i) {
+                loc.count = 1;
+                loc.f = gr_gen_float(job->gen, dt, job->keys, g0 + i);
+                gr_partial_add_local(p, d, &loc);
+            }
+            return;
+        }
+        for (uint64_t i = 0; i < n; ++i)
+            gr_partial_add_term(p, gr_term_f(op, pw, gr_gen_float(job->gen, dt, job->keys, g0 + i)));
+        p->count += (int64_t)n;
+        return;
+    }
+    int dt = d->dtype == GR_I32 ? GR_C_I32 : GR_C_I64;
+    if (op == GR_C_MIN || op == GR_C_MAX) {
+        for (uint64_t i = 0; i < n; ++i) {
+            loc.count = 1;
+            loc.lo = (uint64_t)gr_gen_int(job->gen, dt, job->keys, g0 + i);
+            gr_partial_add_local(p, d, &loc);
+        }
+        return;
+    }
+    int32_t ovf = 0;
+    loc.count = n;
+    for (uint64_t i = 0; i < n; ++i)
+        gr_acc128_add(&loc.lo, &loc.hi, gr_term_i(op, pw, gr_gen_int(job->gen, dt, job->keys, g0 + i), &ovf));
+    loc.overflow = ovf;
+    gr_partial_add_local(p, d, &loc);
+}
+
+gr_result_t gr_cpu_reference(int threads, gr_gen_t g, uint64_t seed, uint64_t begin, uint64_t count,
+                             const gr_desc_t *d, gr_partial_t *out)
+{
+    if (threads < 1)
+        threads = threads_available();
+    if (threads > 256)
+        threads = 256;
+    job_t job;
+    memset(&job, 0, sizeof(job));
+    job.fn = reference_chunk;
+    job.count = count;
+    job.d = d;
+    job.gen = g;
+    job.keys = gr_gen_make_keys(seed);
+    job.begin = begin;
+    job.parts = (gr_partial_t *)malloc(sizeof(gr_partial_t) * (size_t)threads);
+    if (!job.parts)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d thread partials", threads);
+    for (int t = 0; t < threads; ++t)
+        gr_partial_init(&job.parts[t]);
+    gr_result_t r = run_job(&job, threads);
+    gr_partial_init(out);
+    for (int t = 0; t < threads; ++t)
+        gr_partial_merge(out, &job.parts[t]);
+    free(job.parts);
+    return r;
+}

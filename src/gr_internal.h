@@ -201,6 +201,10 @@ struct gr_buffer {
 
 gr_result_t gr_combine_setup(gr_ctx_t ctx);
 void gr_combine_teardown(gr_ctx_t ctx);
+/* Exact CPU reference of generator values [begin, begin+count): every term
+ * summed exactly (threads <= 0: all cores). */
+gr_result_t gr_cpu_reference(int threads, gr_gen_t g, uint64_t seed, uint64_t begin, uint64_t count,
+                             const gr_desc_t *d, gr_partial_t *out);
 /* All ranks of comm learn the worst of their local results (collective). */
 gr_result_t gr_agree(MPI_Comm comm, gr_result_t local);
 /* Combine p over ctx's ranks into the value at d's root (or everywhere). */

@@ -140,3 +140,33 @@ gr_result_t gr_reduce_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint6
     gr_buffer_destroy(b);
     return r;
 }
+
+gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
+                                   const gr_desc_t *d_in, gr_value_t *out)
+{
+    if (!ctx || !d_in || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reference_synthetic: ctx, desc and out must not be NULL");
+    GR_CHECK(gr_desc_validate(d_in));
+    /* The reference is always the exactly rounded value of the exact sum of
+     * the f64 terms, whatever mode the checked run used. */
+    gr_desc_t d = *d_in;
+    d.mode = GR_MODE_EXACT;
+    if (d.dtype == GR_F32)
+        d.dtype = GR_F32; /* rounding target stays the input's type */
+    uint64_t b, e;
+    gr_shard_range(global_n, ctx->size, ctx->rank, &b, &e);
+    gr_partial_t part;
+    gr_result_t r = gr_cpu_reference(ctx->cfg.cpu_threads, gen, seed, b, e - b, &d, &part);
+    if (r != GR_SUCCESS) {
+        gr_partial_init(&part);
+        part.failed = 1;
+        part.failed_rank = ctx->rank;
+        part.failed_code = r;
+    }
+    /* f32 fast-mode results are reported in f64: compare against the f64 rounding */
+    d.mode = d_in->mode;
+    if (d.mode != GR_MODE_EXACT)
+        d.mode = GR_MODE_FAST;
+    gr_result_t rc = gr_combine(ctx, &d, &part, out);
+    return r != GR_SUCCESS ? r : rc;
+}
