@@ -176,6 +176,8 @@ void gr_desc_init(gr_desc_t *d);
 
 /** Check a descriptor for sense (op/dtype/mode); GR_ERR_UNSUPPORTED says why in the log. */
 gr_result_t gr_desc_validate(const gr_desc_t *d);
+/** The same check without logging: the reason goes to msg (may be NULL). */
+gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len);
 
 /**
  * A reduced value. Valid on the root (or on every rank with all_ranks).

@@ -1,6 +1,7 @@
 /* util.c - names, descriptors, sharding. */
 #include "gr_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 _Static_assert((int)GR_F32 == (int)GR_C_F32 && (int)GR_F64 == (int)GR_C_F64 && (int)GR_I32 == (int)GR_C_I32 && (int)GR_I64 == (int)GR_C_I64,
@@ -80,16 +81,22 @@ void gr_desc_init(gr_desc_t *d)
 
 static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
 
-gr_result_t gr_desc_validate(const gr_desc_t *d)
+gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len)
 {
+#define GR_DESC_BAD(res, ...)                   \
+    do {                                        \
+        if (msg && len)                         \
+            snprintf(msg, len, __VA_ARGS__);    \
+        return (res);                           \
+    } while (0)
     if ((unsigned)d->dtype >= GR_DTYPE_COUNT)
-        GR_FAIL(GR_ERR_INVALID_ARG, "unknown dtype %d; use f32, f64, i32 or i64", (int)d->dtype);
+        GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown dtype %d; use f32, f64, i32 or i64", (int)d->dtype);
     if ((unsigned)d->op.kind >= GR_OP_COUNT)
-        GR_FAIL(GR_ERR_INVALID_ARG, "unknown op %d", (int)d->op.kind);
+        GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown op %d", (int)d->op.kind);
     if (d->op.kind == GR_OP_POWSUM && (d->op.power < 1 || d->op.power > 8))
-        GR_FAIL(GR_ERR_INVALID_ARG, "powsum power %d is outside 1..8", d->op.power);
+        GR_DESC_BAD(GR_ERR_INVALID_ARG, "powsum power %d is outside 1..8", d->op.power);
     if (d->mode != GR_MODE_FAST && d->mode != GR_MODE_EXACT)
-        GR_FAIL(GR_ERR_INVALID_ARG, "unknown mode %d", (int)d->mode);
+        GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown mode %d", (int)d->mode);
     if (d->mode == GR_MODE_EXACT && is_float(d->dtype)) {
         /* Exact for terms that are exact in f64: x, |x|, and x^2 of f32. */
         int ok = d->op.kind == GR_OP_SUM || d->op.kind == GR_OP_ABSSUM || d->op.kind == GR_OP_MIN ||
@@ -97,12 +104,23 @@ gr_result_t gr_desc_validate(const gr_desc_t *d)
                  (d->op.kind == GR_OP_POWSUM && d->op.power == 1) ||
                  (d->op.kind == GR_OP_POWSUM && d->op.power == 2 && d->dtype == GR_F32);
         if (!ok)
-            GR_FAIL(GR_ERR_UNSUPPORTED,
-                    "--mode exact supports sum, abssum, min, max for f32/f64 and sumsq for f32 only "
-                    "(x^%d of %s is not exact in f64); use --mode fast for %s",
-                    d->op.kind == GR_OP_SUMSQ ? 2 : d->op.power, gr_dtype_name(d->dtype),
-                    gr_op_name(d->op.kind));
+            GR_DESC_BAD(GR_ERR_UNSUPPORTED,
+                        "--mode exact supports sum, abssum, min, max for f32/f64 and sumsq for f32 only "
+                        "(x^%d of %s is not exact in f64); use --mode fast for this op",
+                        d->op.kind == GR_OP_SUMSQ ? 2 : d->op.power, gr_dtype_name(d->dtype));
     }
+    if (msg && len)
+        msg[0] = 0;
+    return GR_SUCCESS;
+#undef GR_DESC_BAD
+}
+
+gr_result_t gr_desc_validate(const gr_desc_t *d)
+{
+    char msg[256];
+    gr_result_t r = gr_desc_check(d, msg, sizeof(msg));
+    if (r != GR_SUCCESS)
+        GR_FAIL(r, "%s", msg);
     return GR_SUCCESS;
 }
 

@@ -1,2 +1,373 @@
-#include "gpureduce.h"
-int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
+/*
+ * main.c - the gpureduce command line. Owns argv, output and the exit
+ * status; everything numeric happens in libgpureduce.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_rank = 0;
+
+/* A runtime failure: say so once per rank that saw it, end the whole job. */
+static void die(gr_result_t r, const char *what)
+{
+    fprintf(stderr, "[rank %d] gpureduce: %s failed: %s; the messages above say why and what to do. "
+                    "Aborting the job.\n",
+            g_rank, what, gr_strerror(r));
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
+    exit(CLI_EXIT_FAIL); /* not reached */
+}
+
+static int usage_error(const char *msg)
+{
+    if (g_rank == 0) {
+        fprintf(stderr, "gpureduce: %s\nTry 'gpureduce --help' for the options.\n", msg);
+        fflush(stderr);
+    }
+    MPI_Finalize();
+    return CLI_EXIT_USAGE;
+}
+
+/* Largest |term| a generator can produce for op, or 0 when unbounded. */
+static double term_bound(gr_gen_t g, const gr_desc_t *d)
+{
+    double x;
+    switch (g) {
+    case GR_GEN_ONES:
+        x = 1;
+        break;
+    case GR_GEN_IOTA:
+        x = 999;
+        break;
+    case GR_GEN_RANDINT:
+        x = 9;
+        break;
+    default:
+        return 0;
+    }
+    int p = d->op.kind == GR_OP_SUMSQ ? 2 : d->op.kind == GR_OP_POWSUM ? d->op.power : 1;
+    return pow(x, p);
+}
+
+/* The run must match the reference bit for bit (README: --verify). */
+static int must_be_exact(gr_gen_t g, uint64_t n, const gr_desc_t *d)
+{
+    if (d->dtype == GR_I32 || d->dtype == GR_I64)
+        return 1;
+    if (d->mode == GR_MODE_EXACT || d->op.kind == GR_OP_MIN || d->op.kind == GR_OP_MAX)
+        return 1;
+    double b = term_bound(g, d);
+    /* integer terms whose every partial sum stays below 2^53 are exact in f64 */
+    return b > 0 && b * (double)n < 9007199254740992.0;
+}
+
+static int same_value(const gr_value_t *a, const gr_value_t *b)
+{
+    if (a->is_integer && !a->overflow && !b->overflow)
+        return a->i == b->i;
+    if (a->overflow != b->overflow)
+        return 0;
+    return memcmp(&a->f, &b->f, sizeof(double)) == 0;
+}
+
+static void print_time_json(FILE *f, const char *name, double *v, int n, int last)
+{
+    double med, mn, mx;
+    stats3(v, n, &med, &mn, &mx);
+    fprintf(f, "    \"%s\": {\"median\": %.9g, \"min\": %.9g, \"max\": %.9g}%s\n", name, med, mn, mx, last ? "" : ",");
+}
+
+static void print_json_number(FILE *f, const gr_value_t *v)
+{
+    if (v->is_integer && !v->overflow)
+        fprintf(f, "%lld", (long long)v->i);
+    else if (isfinite(v->f))
+        fprintf(f, "%.17g", v->f);
+    else
+        fprintf(f, "null");
+}
+
+static int run_reduce(cli_opts_t *o)
+{
+    int np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (o->desc.root >= np) {
+        char m[128];
+        snprintf(m, sizeof(m), "--root %d: the job has only %d rank(s)", o->desc.root, np);
+        return usage_error(m);
+    }
+    char why[256];
+    if (gr_desc_check(&o->desc, why, sizeof(why)) != GR_SUCCESS)
+        return usage_error(why);
+    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) &&
+        (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
+        snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "
+                                   "randint or stress with --dtype %s",
+                 gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
+        return usage_error(why);
+    }
+    uint64_t n = o->n;
+    if (o->have_per_rank) {
+        if (o->per_rank > UINT64_MAX / (uint64_t)np)
+            return usage_error("--per-rank times the number of ranks overflows 64 bits");
+        n = o->per_rank * (uint64_t)np;
+    }
+
+    gr_ctx_t ctx = NULL;
+    gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
+    if (r != GR_SUCCESS)
+        die(r, "creating the context");
+    gr_backend_t backend = gr_ctx_backend(ctx);
+    FILE *out = stdout;
+
+    if (o->topo) {
+        if (g_rank == 0 && o->format == CLI_FMT_JSON) {
+            fprintf(out, "{\n  \"np\": %d,\n  \"backend\": \"%s\",\n", np, gr_backend_name(backend));
+        } else if (g_rank == 0 && o->format == CLI_FMT_TABLE) {
+            fprintf(out, "# gpureduce %s placement: np %d, backend %s\n", GR_VERSION_STRING, np,
+                    gr_backend_name(backend));
+        }
+        report_placements(ctx, MPI_COMM_WORLD, o->format, out);
+        if (g_rank == 0 && o->format == CLI_FMT_JSON)
+            fprintf(out, "\n}\n");
+        fflush(out);
+        gr_ctx_destroy(ctx);
+        MPI_Finalize();
+        return CLI_EXIT_OK;
+    }
+
+    gr_buffer_t buf = NULL;
+    r = gr_buffer_create_synthetic(ctx, o->desc.dtype, o->gen, o->seed, n, &buf);
+    if (r != GR_SUCCESS)
+        die(r, "creating the synthetic dataset");
+
+    int R = o->repeat;
+    double *tl = calloc((size_t)R, sizeof(double)), *tc = calloc((size_t)R, sizeof(double)),
+           *tt = calloc((size_t)R, sizeof(double));
+    double *ml = calloc((size_t)R, sizeof(double)), *mc = calloc((size_t)R, sizeof(double)),
+           *mt = calloc((size_t)R, sizeof(double));
+    gr_value_t *vals = calloc((size_t)R, sizeof(gr_value_t));
+    if (!tl || !tc || !tt || !ml || !mc || !mt || !vals)
+        die(GR_ERR_NOMEM, "allocating timing arrays");
+
+    for (int w = 0; w < o->warmup; ++w) {
+        gr_value_t v;
+        r = gr_reduce_buffer(ctx, buf, &o->desc, &v, NULL);
+        if (r != GR_SUCCESS)
+            die(r, "the warm-up reduction");
+    }
+    for (int k = 0; k < R; ++k) {
+        gr_timing_t t;
+        if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+            die(GR_ERR_MPI, "MPI_Barrier");
+        r = gr_reduce_buffer(ctx, buf, &o->desc, &vals[k], &t);
+        if (r != GR_SUCCESS)
+            die(r, "the reduction");
+        tl[k] = t.local;
+        tc[k] = t.combine;
+        tt[k] = t.total;
+    }
+    /* What a user waits for: the slowest rank, run by run. */
+    if (MPI_Reduce(tl, ml, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Reduce(tc, mc, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        die(GR_ERR_MPI, "gathering timings");
+
+    /* The result lives on the root; rank 0 prints, so move it there. */
+    gr_value_t res = vals[0];
+    int repeatable = 1;
+    if (g_rank == o->desc.root)
+        for (int k = 1; k < R; ++k)
+            if (!same_value(&vals[k], &vals[0]))
+                repeatable = 0;
+    if (o->desc.root != 0) {
+        if (g_rank == o->desc.root) {
+            MPI_Send(&res, (int)sizeof(res), MPI_BYTE, 0, 7201, MPI_COMM_WORLD);
+            MPI_Send(&repeatable, 1, MPI_INT, 0, 7202, MPI_COMM_WORLD);
+        } else if (g_rank == 0) {
+            MPI_Recv(&res, (int)sizeof(res), MPI_BYTE, o->desc.root, 7201, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&repeatable, 1, MPI_INT, o->desc.root, 7202, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
+
+    int verify_fail = 0;
+    gr_value_t ref;
+    memset(&ref, 0, sizeof(ref));
+    int exact_needed = must_be_exact(o->gen, n, &o->desc);
+    double abs_err = 0, rel_err = 0;
+    if (o->verify) {
+        gr_desc_t rd = o->desc;
+        rd.root = 0;
+        rd.all_ranks = 0;
+        r = gr_reference_synthetic(ctx, o->gen, o->seed, n, &rd, &ref);
+        if (r != GR_SUCCESS)
+            die(r, "the CPU reference for --verify");
+        if (g_rank == 0) {
+            if (res.is_integer && !res.overflow && !ref.overflow) {
+                abs_err = fabs((double)res.i - (double)ref.i);
+            } else {
+                abs_err = fabs(res.f - ref.f);
+            }
+            double scale = fabs(ref.is_integer && !ref.overflow ? (double)ref.i : ref.f);
+            rel_err = scale > 0 ? abs_err / scale : abs_err;
+            if (isnan(res.f) != isnan(ref.f))
+                verify_fail = 1;
+            if (exact_needed && !same_value(&res, &ref))
+                verify_fail = 1;
+        }
+    }
+
+    if (g_rank == 0) {
+        double lmed, lmin, lmax, cmed, cmin, cmax, tmed, tmin, tmax;
+        double *cl = malloc(sizeof(double) * (size_t)R), *cc = malloc(sizeof(double) * (size_t)R),
+               *ct = malloc(sizeof(double) * (size_t)R);
+        memcpy(cl, ml, sizeof(double) * (size_t)R);
+        memcpy(cc, mc, sizeof(double) * (size_t)R);
+        memcpy(ct, mt, sizeof(double) * (size_t)R);
+        stats3(cl, R, &lmed, &lmin, &lmax);
+        stats3(cc, R, &cmed, &cmin, &cmax);
+        stats3(ct, R, &tmed, &tmin, &tmax);
+        free(cl);
+        free(cc);
+        free(ct);
+        double bytes = (double)n * (double)gr_dtype_size(o->desc.dtype);
+        uint64_t shard = n / (uint64_t)np + (n % (uint64_t)np ? 1 : 0);
+        double rank_bytes = (double)shard * (double)gr_dtype_size(o->desc.dtype);
+        double gbps = tmed > 0 ? bytes / tmed / 1e9 : 0;
+        double gbps_rank = lmed > 0 ? rank_bytes / lmed / 1e9 : 0;
+        char dec[64], hex[64], rdec[64], rhex[64];
+        value_text(&res, dec, sizeof(dec), hex, sizeof(hex));
+        value_text(&ref, rdec, sizeof(rdec), rhex, sizeof(rhex));
+        char mpiver[MPI_MAX_LIBRARY_VERSION_STRING];
+        int mlen = 0;
+        MPI_Get_library_version(mpiver, &mlen);
+        char *nl = strchr(mpiver, ',');
+        if (nl)
+            *nl = 0;
+        int cuda_aware = gr_mpi_cuda_aware();
+
+        if (o->format == CLI_FMT_TABLE) {
+            fprintf(out, "# gpureduce %s: np %d, n %llu, dtype %s, op %s", GR_VERSION_STRING, np,
+                    (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_op_name(o->desc.op.kind));
+            if (o->desc.op.kind == GR_OP_POWSUM)
+                fprintf(out, ":%d", o->desc.op.power);
+            fprintf(out, ", mode %s, gen %s, seed %llu\n", gr_mode_name(o->desc.mode), gr_gen_name(o->gen),
+                    (unsigned long long)o->seed);
+            fprintf(out, "# backend %s, %s (CUDA-aware: %s), repeat %d, warmup %d\n", gr_backend_name(backend),
+                    mpiver, cuda_aware ? "yes" : "no", R, o->warmup);
+        } else if (o->format == CLI_FMT_JSON) {
+            fprintf(out, "{\n  \"np\": %d,\n  \"n\": %llu,\n  \"dtype\": \"%s\",\n  \"op\": \"%s", np,
+                    (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_op_name(o->desc.op.kind));
+            if (o->desc.op.kind == GR_OP_POWSUM)
+                fprintf(out, ":%d", o->desc.op.power);
+            fprintf(out, "\",\n  \"mode\": \"%s\",\n  \"backend\": \"%s\",\n  \"gen\": \"%s\",\n  \"seed\": %llu,\n",
+                    gr_mode_name(o->desc.mode), gr_backend_name(backend), gr_gen_name(o->gen),
+                    (unsigned long long)o->seed);
+        }
+        fflush(out);
+        /* placement is collective: other ranks are waiting in report_placements below */
+        if (o->format != CLI_FMT_CSV)
+            report_placements(ctx, MPI_COMM_WORLD, o->format, out);
+        if (o->format == CLI_FMT_TABLE) {
+            fprintf(out, "%-12s %-24s %-24s backend %s%s\n", "result", dec, hex, gr_backend_name(backend),
+                    res.overflow ? "  OVERFLOW: the exact integer result does not fit in int64" : "");
+            fprintf(out, "%-12s %12s %12s %12s\n", "time (us)", "median", "min", "max");
+            fprintf(out, "%-12s %12.2f %12.2f %12.2f   (slowest rank)\n", "local", lmed * 1e6, lmin * 1e6, lmax * 1e6);
+            fprintf(out, "%-12s %12.2f %12.2f %12.2f\n", "combine", cmed * 1e6, cmin * 1e6, cmax * 1e6);
+            fprintf(out, "%-12s %12.2f %12.2f %12.2f\n", "total", tmed * 1e6, tmin * 1e6, tmax * 1e6);
+            fprintf(out, "%-12s aggregate %.2f GB/s, per rank %.2f GB/s\n", "bandwidth", gbps, gbps_rank);
+            fprintf(out, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
+            if (o->verify)
+                fprintf(out, "%-12s reference %s (%s): abs err %.3g, rel err %.3g, %s%s\n", "verify", rdec, rhex,
+                        abs_err, rel_err, exact_needed ? "must be exact" : "rounding expected",
+                        verify_fail ? ": FAILED" : ": ok");
+        } else if (o->format == CLI_FMT_CSV) {
+            fprintf(out, "np,n,dtype,op,mode,backend,gen,seed,run,result,result_hex,overflow,local_s,combine_s,"
+                         "total_s,gbps\n");
+            for (int k = 0; k < R; ++k) {
+                char d2[64], h2[64];
+                gr_value_t vk = g_rank == o->desc.root ? vals[k] : res;
+                value_text(&vk, d2, sizeof(d2), h2, sizeof(h2));
+                fprintf(out, "%d,%llu,%s,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.6g\n", np,
+                        (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_op_name(o->desc.op.kind),
+                        gr_mode_name(o->desc.mode), gr_backend_name(backend), gr_gen_name(o->gen),
+                        (unsigned long long)o->seed, k, d2, h2, vk.overflow, ml[k], mc[k], mt[k],
+                        mt[k] > 0 ? bytes / mt[k] / 1e9 : 0.0);
+            }
+        } else {
+            fprintf(out, ",\n  \"result\": ");
+            print_json_number(out, &res);
+            fprintf(out, ",\n  \"result_hex\": \"%s\",\n  \"result_str\": \"%s\",\n  \"overflow\": %s,\n", hex, dec,
+                    res.overflow ? "true" : "false");
+            fprintf(out, "  \"count\": %llu,\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"repeatable\": %s,\n",
+                    (unsigned long long)res.count, R, o->warmup, repeatable ? "true" : "false");
+            fprintf(out, "  \"time\": {\n");
+            print_time_json(out, "local", ml, R, 0);
+            print_time_json(out, "combine", mc, R, 0);
+            print_time_json(out, "total", mt, R, 1);
+            fprintf(out, "  },\n  \"gbps\": {\"aggregate\": %.6g, \"per_rank\": %.6g},\n", gbps, gbps_rank);
+            fprintf(out, "  \"mpi\": {\"library\": ");
+            json_string(out, mpiver);
+            fprintf(out, ", \"cuda_aware\": %s, \"cuda_aware_compiled\": %s}", cuda_aware ? "true" : "false",
+                    gr_mpi_cuda_aware_compiled() ? "true" : "false");
+            if (o->verify) {
+                fprintf(out, ",\n  \"verify\": {\"reference\": ");
+                print_json_number(out, &ref);
+                fprintf(out, ", \"reference_hex\": \"%s\", \"abs_err\": %.6g, \"rel_err\": %.6g, "
+                             "\"must_be_exact\": %s, \"ok\": %s}",
+                        rhex, abs_err, rel_err, exact_needed ? "true" : "false", verify_fail ? "false" : "true");
+            }
+            fprintf(out, "\n}\n");
+        }
+        fflush(out);
+    } else if (o->format != CLI_FMT_CSV) {
+        report_placements(ctx, MPI_COMM_WORLD, o->format, out);
+    }
+
+    free(tl);
+    free(tc);
+    free(tt);
+    free(ml);
+    free(mc);
+    free(mt);
+    free(vals);
+    gr_buffer_destroy(buf);
+    gr_ctx_destroy(ctx);
+    int status = (verify_fail || !repeatable) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != CLI_EXIT_OK && g_rank == 0)
+        fprintf(stderr, "gpureduce: %s\n",
+                verify_fail ? "--verify FAILED: the result differs from the reference where it must be exact"
+                            : "repeated runs gave different bits");
+    MPI_Finalize();
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "gpureduce: MPI_Init failed; run under mpirun or srun, or check the MPI installation\n");
+        return CLI_EXIT_FAIL;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    /* Errors return to us so ranks can agree instead of dying mid-collective. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    cli_opts_t o;
+    char err[512];
+    if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0)
+        return usage_error(err);
+    if (o.help || o.version) {
+        if (g_rank == 0) {
+            if (o.help)
+                cli_usage(stdout);
+            else
+                printf("gpureduce %s\n", GR_VERSION_STRING);
+        }
+        MPI_Finalize();
+        return CLI_EXIT_OK;
+    }
+    return run_reduce(&o);
+}

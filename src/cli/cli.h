@@ -1,0 +1,44 @@
+/* cli.h - the gpureduce command line: one option table, one report module. */
+#ifndef GR_CLI_H
+#define GR_CLI_H
+
+#include "gpureduce.h"
+
+#include <stdio.h>
+
+typedef enum cli_format { CLI_FMT_TABLE = 0, CLI_FMT_CSV = 1, CLI_FMT_JSON = 2 } cli_format_t;
+
+/* Exit statuses: 0 ok, 1 runtime failure or failed --verify, 2 usage error. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+typedef struct cli_opts {
+    const char *cmd;       /* "reduce" (default) */
+    uint64_t n;
+    int have_n;
+    uint64_t per_rank;
+    int have_per_rank;
+    gr_desc_t desc;
+    gr_gen_t gen;
+    uint64_t seed;
+    gr_config_t cfg;
+    int repeat, warmup;
+    cli_format_t format;
+    int verify, help, version, topo;
+} cli_opts_t;
+
+/* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
+int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
+void cli_usage(FILE *f);
+
+/* ---- report.c ---- */
+
+/* Streams every rank's placement to rank 0, which prints it; collective.
+ * JSON: prints `"placement": [ ... ]` (no trailing comma). */
+void report_placements(gr_ctx_t ctx, MPI_Comm comm, cli_format_t fmt, FILE *f);
+void json_string(FILE *f, const char *s);
+/* median/min/max of v[0..n) (v is reordered). */
+void stats3(double *v, int n, double *med, double *min, double *max);
+/* Value as decimal and exact hex text. */
+void value_text(const gr_value_t *v, char *dec, size_t dlen, char *hex, size_t hlen);
+
+#endif /* GR_CLI_H */

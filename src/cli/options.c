@@ -1,0 +1,299 @@
+/* options.c - the one option table of gpureduce. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*opt_setter)(cli_opts_t *o, const char *arg, char *err, size_t len);
+
+typedef struct cli_option {
+    const char *name;  /* without the leading "--" */
+    const char *arg;   /* metavariable, NULL for a flag */
+    const char *help;
+    opt_setter set;
+} cli_option_t;
+
+#define ERR(...)                               \
+    do {                                       \
+        snprintf(err, len, __VA_ARGS__);       \
+        return CLI_EXIT_USAGE;                 \
+    } while (0)
+
+static int lookup(const char *arg, const char *const *names, int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (!strcmp(arg, names[i]))
+            return i;
+    return -1;
+}
+
+static int set_n(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (gr_parse_size(a, &o->n) != GR_SUCCESS)
+        ERR("--n: cannot parse size '%s' (use e.g. 1000000, 2^30, 16M, 4G)", a);
+    o->have_n = 1;
+    return 0;
+}
+
+static int set_per_rank(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (gr_parse_size(a, &o->per_rank) != GR_SUCCESS)
+        ERR("--per-rank: cannot parse size '%s' (use e.g. 1000000, 2^30, 16M, 4G)", a);
+    o->have_per_rank = 1;
+    return 0;
+}
+
+static int set_dtype(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"f32", "f64", "i32", "i64"};
+    int i = lookup(a, names, 4);
+    if (i < 0)
+        ERR("--dtype: unknown type '%s' (use f32, f64, i32 or i64)", a);
+    o->desc.dtype = (gr_dtype_t)i;
+    return 0;
+}
+
+static int set_op(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"sum", "min", "max", "abssum", "sumsq"};
+    int i = lookup(a, names, 5);
+    if (i >= 0) {
+        o->desc.op.kind = (gr_op_kind_t)i;
+        o->desc.op.power = i == GR_OP_SUMSQ ? 2 : 1;
+        return 0;
+    }
+    if (!strncmp(a, "powsum:", 7)) {
+        const char *p = a + 7;
+        char *end = NULL;
+        long v = strtol(p, &end, 10);
+        if (!*p || *end || v < 1 || v > 8)
+            ERR("--op: '%s': powsum needs an integer power in 1..8, e.g. powsum:3", a);
+        o->desc.op.kind = GR_OP_POWSUM;
+        o->desc.op.power = (int)v;
+        return 0;
+    }
+    ERR("--op: unknown op '%s' (use sum, min, max, abssum, sumsq or powsum:P with P in 1..8)", a);
+}
+
+static int set_gen(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"ones", "iota", "uniform", "normal", "randint", "stress"};
+    int i = lookup(a, names, 6);
+    if (i < 0)
+        ERR("--gen: unknown generator '%s' (use ones, iota, uniform, normal, randint or stress)", a);
+    o->gen = (gr_gen_t)i;
+    return 0;
+}
+
+static int parse_u64(const char *a, uint64_t *v)
+{
+    if (!a || !*a || *a == '-')
+        return -1;
+    char *end = NULL;
+    unsigned long long x = strtoull(a, &end, 0);
+    if (*end)
+        return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+static int parse_int(const char *a, int lo, int hi, int *v)
+{
+    if (!a || !*a)
+        return -1;
+    char *end = NULL;
+    long x = strtol(a, &end, 10);
+    if (*end || x < lo || x > hi)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+static int set_seed(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_u64(a, &o->seed))
+        ERR("--seed: '%s' is not a non-negative integer", a);
+    return 0;
+}
+
+static int set_backend(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"auto", "cuda", "cpu"};
+    int i = lookup(a, names, 3);
+    if (i < 0)
+        ERR("--backend: unknown backend '%s' (use auto, cuda or cpu)", a);
+    o->cfg.backend = (gr_backend_t)i;
+    return 0;
+}
+
+static int set_mode(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"fast", "exact"};
+    int i = lookup(a, names, 2);
+    if (i < 0)
+        ERR("--mode: unknown mode '%s' (use fast or exact)", a);
+    o->desc.mode = (gr_mode_t)i;
+    return 0;
+}
+
+static int set_repeat(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_int(a, 1, 1000000, &o->repeat))
+        ERR("--repeat: '%s' is not an integer in 1..1000000", a);
+    return 0;
+}
+
+static int set_warmup(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_int(a, 0, 1000000, &o->warmup))
+        ERR("--warmup: '%s' is not an integer in 0..1000000", a);
+    return 0;
+}
+
+static int set_format(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"table", "csv", "json"};
+    int i = lookup(a, names, 3);
+    if (i < 0)
+        ERR("--format: unknown format '%s' (use table, csv or json)", a);
+    o->format = (cli_format_t)i;
+    return 0;
+}
+
+static int set_bind(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    static const char *const names[] = {"gpu", "launcher", "none"};
+    int i = lookup(a, names, 3);
+    if (i < 0)
+        ERR("--bind: unknown policy '%s' (use gpu, launcher or none)", a);
+    o->cfg.bind = (gr_bind_policy_t)i;
+    return 0;
+}
+
+static int set_threads(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_int(a, 1, 256, &o->cfg.cpu_threads))
+        ERR("--threads: '%s' is not an integer in 1..256", a);
+    return 0;
+}
+
+static int set_root(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_int(a, 0, 1 << 30, &o->desc.root))
+        ERR("--root: '%s' is not a rank number", a);
+    return 0;
+}
+
+static int set_cuda_grid(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_int(a, 1, 1 << 24, &o->cfg.cuda_grid))
+        ERR("--cuda-grid: '%s' is not a block count in 1..16777216", a);
+    return 0;
+}
+
+static int set_cuda_block(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_int(a, 32, 1024, &o->cfg.cuda_block))
+        ERR("--cuda-block: '%s' is not a block size in 32..1024", a);
+    return 0;
+}
+
+#define FLAG_SETTER(fn, field)                                              \
+    static int fn(cli_opts_t *o, const char *a, char *err, size_t len)      \
+    {                                                                       \
+        (void)a;                                                            \
+        (void)err;                                                          \
+        (void)len;                                                          \
+        field = 1;                                                          \
+        return 0;                                                           \
+    }
+FLAG_SETTER(set_verify, o->verify)
+FLAG_SETTER(set_help, o->help)
+FLAG_SETTER(set_version, o->version)
+FLAG_SETTER(set_topo, o->topo)
+FLAG_SETTER(set_share, o->cfg.share_gpus)
+FLAG_SETTER(set_all_ranks, o->desc.all_ranks)
+
+static const cli_option_t options[] = {
+    {"n", "SIZE", "global element count (default 2^24); SIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40)", set_n},
+    {"per-rank", "SIZE", "element count per rank (weak scaling); N = SIZE x np", set_per_rank},
+    {"dtype", "T", "f32 | f64 | i32 | i64 (default f32)", set_dtype},
+    {"op", "OP", "sum | min | max | abssum | sumsq | powsum:P, P in 1..8 (default sum)", set_op},
+    {"gen", "G", "ones | iota | uniform | normal | randint | stress (default uniform)", set_gen},
+    {"seed", "S", "generator seed (default 1)", set_seed},
+    {"mode", "M", "fast | exact (default fast); see Numeric contract in README", set_mode},
+    {"backend", "B", "auto | cuda | cpu (default auto: cuda when a GPU is visible)", set_backend},
+    {"repeat", "R", "timed runs (default 10)", set_repeat},
+    {"warmup", "W", "untimed runs first (default 2)", set_warmup},
+    {"format", "F", "table | csv | json (default table)", set_format},
+    {"verify", NULL, "check against an exact CPU reference; fail where the answer must be exact", set_verify},
+    {"root", "R", "rank that receives the result (default 0)", set_root},
+    {"all-ranks", NULL, "every rank receives the result (MPI_Allreduce)", set_all_ranks},
+    {"topo", NULL, "print every rank's placement (GPU, cores, NUMA) and exit", set_topo},
+    {"bind", "P", "gpu | launcher | none (default gpu): bind cores+memory near the GPU", set_bind},
+    {"share-gpus", NULL, "allow more ranks on a node than GPUs", set_share},
+    {"threads", "N", "cpu backend threads (default: cores this rank may use)", set_threads},
+    {"cuda-grid", "G", "debug: force the reduce kernel's grid size", set_cuda_grid},
+    {"cuda-block", "B", "debug: force the reduce kernel's block size (128, 256, 512, 1024)", set_cuda_block},
+    {"help", NULL, "this text", set_help},
+    {"version", NULL, "print the version", set_version},
+};
+#define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
+
+void cli_usage(FILE *f)
+{
+    fprintf(f, "usage: mpirun -np N gpureduce [options]\n\n"
+               "Reduce a synthetic dataset spread over N ranks, one GPU per rank.\n\noptions:\n");
+    for (int i = 0; i < NOPTIONS; ++i) {
+        char lhs[64];
+        snprintf(lhs, sizeof(lhs), "--%s%s%s", options[i].name, options[i].arg ? " " : "",
+                 options[i].arg ? options[i].arg : "");
+        fprintf(f, "  %-20s %s\n", lhs, options[i].help);
+    }
+    fprintf(f, "\nexample: mpirun -np 2 gpureduce --n 2^28 --dtype f64 --op sum --verify\n");
+}
+
+int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
+{
+    memset(o, 0, sizeof(*o));
+    o->cmd = "reduce";
+    gr_desc_init(&o->desc);
+    gr_config_init(&o->cfg);
+    o->n = (uint64_t)1 << 24;
+    o->gen = GR_GEN_UNIFORM;
+    o->seed = 1;
+    o->repeat = 10;
+    o->warmup = 2;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h"))
+            a = "--help";
+        if (strncmp(a, "--", 2) != 0)
+            ERR("unexpected argument '%s'", a);
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const cli_option_t *opt = NULL;
+        for (int k = 0; k < NOPTIONS; ++k)
+            if (strlen(options[k].name) == nlen && !strncmp(options[k].name, name, nlen))
+                opt = &options[k];
+        if (!opt)
+            ERR("unknown option '%.*s'", (int)(nlen + 2), a);
+        const char *val = NULL;
+        if (opt->arg) {
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                ERR("--%s needs a value (%s)", opt->name, opt->arg);
+        } else if (eq) {
+            ERR("--%s takes no value", opt->name);
+        }
+        if (opt->set(o, val, err, len))
+            return CLI_EXIT_USAGE;
+    }
+    if (o->have_n && o->have_per_rank)
+        ERR("--n and --per-rank exclude each other: give the global count or the count per rank");
+    return 0;
+}

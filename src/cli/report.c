@@ -1,0 +1,111 @@
+/* report.c - placement table, statistics and value text for the CLI. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void stats3(double *v, int n, double *med, double *min, double *max)
+{
+    if (n <= 0) {
+        *med = *min = *max = 0;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *min = v[0];
+    *max = v[n - 1];
+    *med = (n & 1) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void value_text(const gr_value_t *v, char *dec, size_t dlen, char *hex, size_t hlen)
+{
+    if (v->is_integer && !v->overflow) {
+        snprintf(dec, dlen, "%lld", (long long)v->i);
+        if (v->i < 0)
+            snprintf(hex, hlen, "-0x%llx", (unsigned long long)(0 - (uint64_t)v->i));
+        else
+            snprintf(hex, hlen, "0x%llx", (unsigned long long)v->i);
+        return;
+    }
+    snprintf(dec, dlen, "%.17g", v->f);
+    snprintf(hex, hlen, "%a", v->f);
+}
+
+static void print_placement_row(const gr_placement_t *p, cli_format_t fmt, FILE *f, int first)
+{
+    if (fmt == CLI_FMT_JSON) {
+        fprintf(f, "%s\n    {\"rank\": %d, \"host\": ", first ? "" : ",", p->rank);
+        json_string(f, p->host);
+        fprintf(f, ", \"pid\": %d, \"local_rank\": %d, \"gpu\": %d, \"gpu_name\": ", p->pid, p->local_rank, p->gpu);
+        json_string(f, p->gpu_name);
+        fprintf(f, ", \"pci_bus_id\": ");
+        json_string(f, p->pci_bus_id);
+        fprintf(f, ", \"cpuset\": ");
+        json_string(f, p->cpuset);
+        fprintf(f, ", \"numa\": %d, \"bound\": ", p->numa);
+        json_string(f, p->bound);
+        fprintf(f, ", \"gpu_choice\": ");
+        json_string(f, p->gpu_choice);
+        fprintf(f, "}");
+    } else if (fmt == CLI_FMT_CSV) {
+        fprintf(f, "%d,%s,%d,%d,%d,\"%s\",%s,\"%s\",%d,\"%s\",\"%s\"\n", p->rank, p->host, p->pid, p->local_rank,
+                p->gpu, p->gpu_name, p->pci_bus_id, p->cpuset, p->numa, p->bound, p->gpu_choice);
+    } else {
+        fprintf(f, "#  %4d  %-16s %8d %5d %4d  %-22s %-13s %-16s %4d  %s; %s\n", p->rank, p->host, p->pid,
+                p->local_rank, p->gpu, p->gpu_name[0] ? p->gpu_name : "-", p->pci_bus_id[0] ? p->pci_bus_id : "-",
+                p->cpuset[0] ? p->cpuset : "-", p->numa, p->bound, p->gpu_choice);
+    }
+}
+
+/* Rank 0 receives one record at a time, in rank order: O(1) memory. */
+void report_placements(gr_ctx_t ctx, MPI_Comm comm, cli_format_t fmt, FILE *f)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const gr_placement_t *mine = gr_ctx_placement(ctx);
+    if (rank != 0) {
+        /* rank 0 asks first, so at most one record is in flight */
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 7101, comm, MPI_STATUS_IGNORE);
+        MPI_Send(mine, (int)sizeof(*mine), MPI_BYTE, 0, 7102, comm);
+        return;
+    }
+    if (fmt == CLI_FMT_JSON)
+        fprintf(f, "  \"placement\": [");
+    else if (fmt == CLI_FMT_CSV)
+        fprintf(f, "rank,host,pid,local_rank,gpu,gpu_name,pci_bus_id,cpuset,numa,bound,gpu_choice\n");
+    else
+        fprintf(f, "#  rank  host                  pid local  gpu  gpu name               pci bus id    "
+                   "cpuset           numa  bound; gpu choice\n");
+    print_placement_row(mine, fmt, f, 1);
+    for (int r = 1; r < size; ++r) {
+        gr_placement_t p;
+        MPI_Send(NULL, 0, MPI_BYTE, r, 7101, comm);
+        MPI_Recv(&p, (int)sizeof(p), MPI_BYTE, r, 7102, comm, MPI_STATUS_IGNORE);
+        p.host[sizeof(p.host) - 1] = 0;
+        print_placement_row(&p, fmt, f, 0);
+    }
+    if (fmt == CLI_FMT_JSON)
+        fprintf(f, "\n  ]");
+}
