@@ -1,0 +1,15 @@
+# Unit tests (label unit): one small process each. The pure ones run directly;
+# the ones that go through the library API need MPI and run under mpirun -np 1.
+# ASAN_OPTIONS: Open MPI's own allocations show up as leaks under ASan builds.
+
+foreach(t generators shard parse_size desc_validate term_i)
+  gr_test_exe(unit_${t} SOURCES ${GR_TEST_DIR}/unit/test_${t}.c)
+  add_test(NAME unit_${t} COMMAND unit_${t})
+  set_tests_properties(unit_${t} PROPERTIES LABELS unit TIMEOUT 60 SKIP_RETURN_CODE ${GR_SKIP_CODE})
+endforeach()
+
+foreach(t cpu_closed_forms cpu_ieee cpu_threads)
+  gr_test_exe(unit_${t} SOURCES ${GR_TEST_DIR}/unit/test_${t}.c)
+  gr_add_mpi_test(unit_${t} NP 1 COMMAND $<TARGET_FILE:unit_${t}> LABELS unit TIMEOUT 120
+    ENV "ASAN_OPTIONS=detect_leaks=0")
+endforeach()
