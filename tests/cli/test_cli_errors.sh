@@ -1,0 +1,81 @@
+# Every bad input gives its message and exit status 2 (usage) or non-zero
+# through MPI_Abort (runtime), on every rank count, with no hang.
+. "$(dirname "$0")/lib.sh"
+
+for np in 1 2; do
+    run $np --frobnicate
+    expect_rc 2 "unknown option (np $np)"; expect_err "unknown option '--frobnicate'" "unknown option text"
+    expect_err "Try 'gpureduce --help'" "usage hint"; expect_no_result "unknown option"
+
+    run $np --n 12Q
+    expect_rc 2 "bad size suffix"; expect_err "cannot parse size '12Q'" "bad size text"
+    run $np --n -5
+    expect_rc 2 "negative size"; expect_err "cannot parse size" "negative size text"
+    run $np --n 2^64
+    expect_rc 2 "2^64 overflows"
+    run $np --n 1.5M
+    expect_rc 2 "fractional size"
+    run $np --per-rank 17179869184T
+    expect_rc 2 "per-rank overflow"
+
+    run $np --op powsum:0
+    expect_rc 2 "powsum:0"; expect_err "powsum needs an integer power in 1..8" "powsum:0 text"
+    run $np --op powsum:9
+    expect_rc 2 "powsum:9"
+    run $np --op powsum:x
+    expect_rc 2 "powsum:x"
+    run $np --op median
+    expect_rc 2 "unknown op"; expect_err "unknown op 'median'" "unknown op text"
+    run $np --dtype f16
+    expect_rc 2 "unknown dtype"; expect_err "unknown type 'f16'" "unknown dtype text"
+    run $np --gen gauss
+    expect_rc 2 "unknown generator"
+    run $np --backend tpu
+    expect_rc 2 "unknown backend"
+    run $np --format xml
+    expect_rc 2 "unknown format"
+    run $np --mode sloppy
+    expect_rc 2 "unknown mode"
+    run $np --repeat 0
+    expect_rc 2 "repeat 0"
+    run $np --n
+    expect_rc 2 "missing value"; expect_err "needs a value" "missing value text"
+    run $np --verify=yes
+    expect_rc 2 "flag with a value"
+    run $np --n 10 --per-rank 10
+    expect_rc 2 "--n with --per-rank"
+    run $np positional
+    expect_rc 2 "positional argument"
+
+    # dtype/op/generator combinations that make no sense
+    run $np --dtype i32 --gen normal
+    expect_rc 2 "integer normal"; expect_err "makes real numbers" "integer normal text"
+    run $np --dtype f64 --op sumsq --mode exact
+    expect_rc 2 "exact f64 sumsq"; expect_err "mode exact supports" "exact f64 sumsq text"
+    run $np --dtype f32 --op powsum:3 --mode exact
+    expect_rc 2 "exact f32 powsum:3"
+    run $np --root 5
+    expect_rc 2 "root out of range"; expect_err "only $np rank" "root text"
+done
+
+# messages come once, from rank 0, not once per rank
+run 3 --frobnicate
+CHECKS=$((CHECKS + 1))
+if [ "$(grep -c "unknown option" "$TMP/err")" -ne 1 ]; then fail "usage error printed more than once"; fi
+
+# --backend cuda where no GPU is visible (or CUDA is not built): non-zero, says so
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    run 2 --backend cuda --n 1000
+    expect_nonzero "--backend cuda without a GPU"
+    expect_err "no CUDA GPU is visible|built without CUDA" "--backend cuda text"
+    expect_err "\[rank [0-9]+ host " "error line names rank and host"
+    expect_no_result "--backend cuda without a GPU"
+fi
+
+# help and version succeed
+run 1 --help
+expect_rc 0 "--help"; expect_out "--per-rank SIZE" "help lists options"; expect_out "powsum:P" "help lists powsum"
+run 2 --version
+expect_rc 0 "--version"; expect_out "^gpureduce [0-9]+\.[0-9]+\.[0-9]+$" "version line"
+
+finish
