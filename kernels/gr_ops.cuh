@@ -1,0 +1,186 @@
+/*
+ * gr_ops.cuh - reduction operators as functors, shared by every layer.
+ *
+ * An operator says how to fold one input element into an accumulator
+ * (add), how to merge two accumulators (combine, applied in a fixed order by
+ * the layers above so results are repeatable), its identity, and how to
+ * write the final accumulator as the gr_local_t the host consumes (store).
+ * The numeric behaviour copies the cpu backend (src/backend_cpu.c):
+ *
+ *   gr_op_fsum<OP>      f32/f64 input, sum-like op (sum, abssum, sumsq,
+ *                       powsum:P): term gr_term_f in double, summed in
+ *                       double from -0.0 (so all -0.0 input gives -0.0).
+ *                       Additions use __dadd_rn so nvcc never contracts a
+ *                       term's product into an FMA with the sum: the terms
+ *                       are bit-identical to the cpu backend's.
+ *   gr_op_fminmax<MAX>  f32/f64 min/max in double; a NaN anywhere gives
+ *                       NaN; -0.0 orders below +0.0 (gr_fmin_total).
+ *   gr_op_isum<OP>      i32/i64 sum-like op: checked int64 terms
+ *                       (gr_term_i) summed exactly in 128 bits; the overflow
+ *                       flag records a term that did not fit.
+ *   gr_op_iminmax<MAX>  i32/i64 min/max in int64.
+ */
+#ifndef GR_OPS_CUH
+#define GR_OPS_CUH
+
+#include <stdint.h>
+
+#include "gr_common.h"
+
+/* Exact integer accumulator: 128-bit two's complement hi:lo and a flag. */
+typedef struct gr_acc_i128 {
+    uint64_t lo;
+    int64_t hi;
+    int32_t ovf;
+} gr_acc_i128_t;
+
+/* ---- shuffles and coherent loads per accumulator type ---------------- */
+
+__device__ __forceinline__ double gr_shfl_down(double a, int off)
+{
+    return __shfl_down_sync(0xFFFFFFFFu, a, off);
+}
+
+__device__ __forceinline__ long long gr_shfl_down(long long a, int off)
+{
+    return __shfl_down_sync(0xFFFFFFFFu, a, off);
+}
+
+__device__ __forceinline__ gr_acc_i128_t gr_shfl_down(gr_acc_i128_t a, int off)
+{
+    gr_acc_i128_t r;
+    r.lo = (uint64_t)__shfl_down_sync(0xFFFFFFFFu, (unsigned long long)a.lo, off);
+    r.hi = (int64_t)__shfl_down_sync(0xFFFFFFFFu, (long long)a.hi, off);
+    r.ovf = __shfl_down_sync(0xFFFFFFFFu, a.ovf, off);
+    return r;
+}
+
+/* Loads of other blocks' partials: bypass L1, which is not coherent. */
+__device__ __forceinline__ double gr_load_cg(const double *p) { return __ldcg(p); }
+__device__ __forceinline__ long long gr_load_cg(const long long *p) { return __ldcg(p); }
+__device__ __forceinline__ gr_acc_i128_t gr_load_cg(const gr_acc_i128_t *p)
+{
+    gr_acc_i128_t r;
+    r.lo = (uint64_t)__ldcg((const unsigned long long *)&p->lo);
+    r.hi = (int64_t)__ldcg((const long long *)&p->hi);
+    r.ovf = __ldcg(&p->ovf);
+    return r;
+}
+
+/* The final gr_local_t, written field by field (it lives in host memory). */
+__device__ __forceinline__ void gr_store_local(gr_local_t *r, double f, uint64_t lo, int64_t hi, uint64_t n,
+                                               int32_t ovf)
+{
+    r->f = f;
+    r->lo = lo;
+    r->hi = hi;
+    r->count = n;
+    r->overflow = ovf;
+    r->reserved = 0;
+}
+
+/* ---- floating sum-like ------------------------------------------------- */
+
+template <int OP>
+struct gr_op_fsum {
+    typedef double acc_t;
+    int power;
+
+    __device__ __forceinline__ acc_t identity() const { return -0.0; }
+    template <typename T>
+    __device__ __forceinline__ void add(acc_t &a, T x) const
+    {
+        a = __dadd_rn(a, gr_term_f(OP, power, (double)x));
+    }
+    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const { return __dadd_rn(a, b); }
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    {
+        gr_store_local(r, a, 0, 0, n, 0);
+    }
+};
+
+/* ---- floating min / max ------------------------------------------------ */
+
+template <int IS_MAX>
+struct gr_op_fminmax {
+    typedef double acc_t;
+    int power; /* unused; keeps every operator constructible from {power} */
+
+    __device__ __forceinline__ acc_t identity() const { return IS_MAX ? -INFINITY : INFINITY; }
+    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
+    {
+        if (isnan(a))
+            return a;
+        if (isnan(b))
+            return b;
+        if (a == b) /* equal values differ only in the sign of a zero */
+            return (signbit(a) != 0) == (IS_MAX == 0) ? a : b;
+        return IS_MAX ? (a > b ? a : b) : (a < b ? a : b);
+    }
+    template <typename T>
+    __device__ __forceinline__ void add(acc_t &a, T x) const
+    {
+        a = combine(a, (double)x);
+    }
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    {
+        gr_store_local(r, a, 0, 0, n, 0);
+    }
+};
+
+/* ---- integer sum-like -------------------------------------------------- */
+
+template <int OP>
+struct gr_op_isum {
+    typedef gr_acc_i128_t acc_t;
+    int power;
+
+    __device__ __forceinline__ acc_t identity() const
+    {
+        acc_t a;
+        a.lo = 0;
+        a.hi = 0;
+        a.ovf = 0;
+        return a;
+    }
+    template <typename T>
+    __device__ __forceinline__ void add(acc_t &a, T x) const
+    {
+        gr_acc128_add(&a.lo, &a.hi, gr_term_i(OP, power, (int64_t)x, &a.ovf));
+    }
+    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
+    {
+        gr_acc128_add128(&a.lo, &a.hi, b.lo, b.hi);
+        a.ovf |= b.ovf;
+        return a;
+    }
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    {
+        gr_store_local(r, 0.0, a.lo, a.hi, n, a.ovf);
+    }
+};
+
+/* ---- integer min / max ------------------------------------------------- */
+
+template <int IS_MAX>
+struct gr_op_iminmax {
+    typedef long long acc_t;
+    int power; /* unused */
+
+    __device__ __forceinline__ acc_t identity() const { return IS_MAX ? (acc_t)INT64_MIN : (acc_t)INT64_MAX; }
+    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
+    {
+        return IS_MAX ? (a > b ? a : b) : (a < b ? a : b);
+    }
+    template <typename T>
+    __device__ __forceinline__ void add(acc_t &a, T x) const
+    {
+        a = combine(a, (acc_t)x);
+    }
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    {
+        gr_store_local(r, 0.0, (uint64_t)a, 0, n, 0);
+    }
+};
+
+#endif /* GR_OPS_CUH */

@@ -1,0 +1,123 @@
+/*
+ * gr_thread.cuh - thread layer: one thread folds its share of a grid-stride
+ * range into a private accumulator, reading the bulk with 16-byte vector loads.
+ *
+ * A shard starts wherever its rank's range starts, so `in` is in general not
+ * 16-byte aligned. The range is cut into
+ *   head: the 0..VEC-1 elements before the first 16-byte boundary (scalar),
+ *   body: whole 16-byte vectors, grid-stride, 4 vectors in flight per thread,
+ *   tail: the 0..VEC-1 elements after the last whole vector (scalar).
+ * A pointer not even aligned to its element size (never produced by
+ * cudaMalloc plus an element offset) is read all-scalar. Indices are 64-bit
+ * everywhere, so n may exceed 2^32.
+ *
+ * The order in which one thread folds its elements depends only on (n, the
+ * pointer's offset from 16 bytes, thread id, thread count): repeatable.
+ */
+#ifndef GR_THREAD_CUH
+#define GR_THREAD_CUH
+
+#include <stdint.h>
+
+#include "gr_ops.cuh"
+
+/* The 16-byte vector of each element type, and how to fold its lanes. */
+template <typename T>
+struct gr_vec16;
+template <>
+struct gr_vec16<float> {
+    typedef float4 type;
+};
+template <>
+struct gr_vec16<double> {
+    typedef double2 type;
+};
+template <>
+struct gr_vec16<int32_t> {
+    typedef int4 type;
+};
+template <>
+struct gr_vec16<int64_t> {
+    typedef longlong2 type;
+};
+
+template <typename Op>
+__device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, float4 v)
+{
+    op.add(a, v.x);
+    op.add(a, v.y);
+    op.add(a, v.z);
+    op.add(a, v.w);
+}
+template <typename Op>
+__device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, int4 v)
+{
+    op.add(a, (int32_t)v.x);
+    op.add(a, (int32_t)v.y);
+    op.add(a, (int32_t)v.z);
+    op.add(a, (int32_t)v.w);
+}
+template <typename Op>
+__device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, double2 v)
+{
+    op.add(a, v.x);
+    op.add(a, v.y);
+}
+template <typename Op>
+__device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, longlong2 v)
+{
+    op.add(a, (int64_t)v.x);
+    op.add(a, (int64_t)v.y);
+}
+
+/*
+ * Fold elements in[i] owned by thread t of nthreads into a fresh accumulator
+ * and return it. Any launch shape works; every thread returns a valid
+ * accumulator (the identity when it owns nothing).
+ */
+template <typename T, typename Op>
+__device__ __forceinline__ typename Op::acc_t gr_thread_accumulate(const Op &op, const T *__restrict__ in, uint64_t n,
+                                                                   uint64_t t, uint64_t nthreads)
+{
+    typedef typename gr_vec16<T>::type vec_t;
+    const uint64_t VEC = 16 / sizeof(T);
+    typename Op::acc_t acc = op.identity();
+
+    const uintptr_t addr = (uintptr_t)in;
+    uint64_t head;
+    if (addr % sizeof(T) != 0) {
+        head = n; /* misaligned elements: everything scalar */
+    } else {
+        head = (uint64_t)((16u - (addr & 15u)) & 15u) / sizeof(T);
+        if (head > n)
+            head = n;
+    }
+    const uint64_t nvec = (n - head) / VEC;
+    const uint64_t tail = head + nvec * VEC;
+
+    for (uint64_t i = t; i < head; i += nthreads)
+        op.add(acc, in[i]);
+
+    const vec_t *__restrict__ v = (const vec_t *)(in + head);
+    uint64_t i = t;
+    /* Four independent loads before any use: enough bytes in flight per SM
+     * to cover HBM latency at full occupancy. */
+    for (; i + 3 * nthreads < nvec; i += 4 * nthreads) {
+        vec_t a = __ldg(v + i);
+        vec_t b = __ldg(v + i + nthreads);
+        vec_t c = __ldg(v + i + 2 * nthreads);
+        vec_t d = __ldg(v + i + 3 * nthreads);
+        gr_add_vec(op, acc, a);
+        gr_add_vec(op, acc, b);
+        gr_add_vec(op, acc, c);
+        gr_add_vec(op, acc, d);
+    }
+    for (; i < nvec; i += nthreads)
+        gr_add_vec(op, acc, __ldg(v + i));
+
+    for (uint64_t j = tail + t; j < n; j += nthreads)
+        op.add(acc, in[j]);
+    return acc;
+}
+
+#endif /* GR_THREAD_CUH */

@@ -1,0 +1,415 @@
+/*
+ * backend_cuda.c - the cuda backend: one GPU per context, reached only
+ * through the extern "C" launchers of kernels/gr_kernels.h.
+ *
+ * Per context: one stream (a blocking stream, so it orders after work the
+ * application put on the legacy default stream), the reduce kernel's scratch
+ * (one partial per block, sized for the largest grid this context launches)
+ * and ticket, and GR_CUDA_SLOTS result slots in mapped pinned host memory.
+ * The kernel's last block writes a gr_local_t into a slot; the host reads it
+ * after an event sync, with no copy call. Before each launch the slot is
+ * poisoned, so a kernel that never wrote its result is caught, not read.
+ *
+ * Host data (gr_reduce_host) is staged through two pinned buffers and two
+ * device buffers of GR_CUDA_STAGE_BYTES: while the GPU copies and reduces
+ * chunk k, the host packs chunk k+1. Each chunk's gr_local_t is folded into
+ * the exact partial in chunk order, so the result is repeatable.
+ */
+#include "gr_cuda_check.h"
+#include "gr_internal.h"
+#include "gr_kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GR_CUDA_SLOTS 2
+#define GR_CUDA_STAGE_BYTES ((size_t)64 << 20)
+#define GR_CUDA_STAGE_ROUND ((size_t)1 << 20)
+
+typedef struct cuda_state {
+    int device;
+    int sm_count;
+    int block;
+    int grid_override;              /* cfg.cuda_grid, 0 = from occupancy */
+    int scratch_blocks;             /* capacity of scratch, in blocks */
+    int occ[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM at s->block */
+    cudaStream_t stream;
+    cudaEvent_t done[GR_CUDA_SLOTS];
+    void *scratch;
+    unsigned int *ticket;
+    gr_local_t *res_host;           /* mapped pinned, GR_CUDA_SLOTS entries */
+    gr_local_t *res_dev;            /* the device's view of res_host */
+    void *stage_host[GR_CUDA_SLOTS];
+    void *stage_dev[GR_CUDA_SLOTS];
+    size_t stage_bytes;
+} cuda_state_t;
+
+static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_minmax(gr_op_kind_t k) { return k == GR_OP_MIN || k == GR_OP_MAX; }
+
+/* ---- discovery (no context needed) ------------------------------------- */
+
+int gr_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no driver or no GPU: not an error here */
+        return 0;
+    }
+    return n;
+}
+
+/* "00000000:07:00.0" or "0000:07:00.0" -> "0000:07:00.0", lowercase. */
+static void normalise_bus_id(const char *in, char *out, size_t len)
+{
+    unsigned dom = 0, bus = 0, dev = 0, fn = 0;
+    if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4) {
+        snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+        return;
+    }
+    size_t i = 0;
+    for (; in[i] && i + 1 < len; ++i)
+        out[i] = (in[i] >= 'A' && in[i] <= 'F') ? (char)(in[i] - 'A' + 'a') : in[i];
+    out[i] = '\0';
+}
+
+int gr_cuda_list_gpus(gr_gpu_info_t *gpus, int max)
+{
+    int n = gr_cuda_device_count();
+    if (n > max)
+        n = max;
+    for (int i = 0; i < n; ++i) {
+        char bus[64];
+        if (cudaDeviceGetPCIBusId(bus, (int)sizeof(bus), i) == cudaSuccess) {
+            normalise_bus_id(bus, gpus[i].pci_bus_id, sizeof(gpus[i].pci_bus_id));
+        } else {
+            (void)cudaGetLastError();
+            gpus[i].pci_bus_id[0] = '\0';
+        }
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+            /* prop.name is 256 bytes; a GPU name is far shorter */
+            snprintf(gpus[i].name, sizeof(gpus[i].name), "%.*s", (int)sizeof(gpus[i].name) - 1, prop.name);
+        } else {
+            (void)cudaGetLastError();
+            snprintf(gpus[i].name, sizeof(gpus[i].name), "unknown");
+        }
+    }
+    return n < 0 ? 0 : n;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static void free_staging(cuda_state_t *s)
+{
+    for (int i = 0; i < GR_CUDA_SLOTS; ++i) {
+        if (s->stage_host[i])
+            GR_CUDA_IGNORE(cudaFreeHost(s->stage_host[i]));
+        if (s->stage_dev[i])
+            GR_CUDA_IGNORE(cudaFree(s->stage_dev[i]));
+        s->stage_host[i] = NULL;
+        s->stage_dev[i] = NULL;
+    }
+    s->stage_bytes = 0;
+}
+
+static void cuda_fini(gr_ctx_t ctx, void *state)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    if (!s)
+        return;
+    GR_CUDA_IGNORE(cudaSetDevice(s->device));
+    if (s->stream)
+        GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    free_staging(s);
+    if (s->scratch)
+        GR_CUDA_IGNORE(cudaFree(s->scratch));
+    if (s->ticket)
+        GR_CUDA_IGNORE(cudaFree(s->ticket));
+    if (s->res_host)
+        GR_CUDA_IGNORE(cudaFreeHost(s->res_host));
+    for (int i = 0; i < GR_CUDA_SLOTS; ++i)
+        if (s->done[i])
+            GR_CUDA_IGNORE(cudaEventDestroy(s->done[i]));
+    if (s->stream)
+        GR_CUDA_IGNORE(cudaStreamDestroy(s->stream));
+    free(s);
+}
+
+static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
+{
+    if (s->device < 0)
+        GR_FAIL(GR_ERR_INTERNAL, "cuda backend started without a bound GPU; report this as a bug");
+    int block = ctx->cfg.cuda_block;
+    if (block == 0)
+        block = GR_CUDA_BLOCK_DEFAULT;
+    if (!gr_cuda_reduce_block_supported(block))
+        GR_FAIL(GR_ERR_INVALID_ARG, "cuda block size %d is not built into this gpureduce; use 128, 256, 512 or 1024, "
+                                    "or 0 for the default (%d)", block, GR_CUDA_BLOCK_DEFAULT);
+    if (ctx->cfg.cuda_grid < 0 || ctx->cfg.cuda_grid > GR_CUDA_GRID_MAX)
+        GR_FAIL(GR_ERR_INVALID_ARG, "cuda grid size %d is out of range; use 1..%d blocks, or 0 to size the grid "
+                                    "from occupancy", ctx->cfg.cuda_grid, GR_CUDA_GRID_MAX);
+    s->block = block;
+    s->grid_override = ctx->cfg.cuda_grid;
+
+    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    GR_CUDA_CHECK(cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, s->device));
+    GR_CUDA_CHECK(cudaStreamCreate(&s->stream));
+    for (int i = 0; i < GR_CUDA_SLOTS; ++i)
+        GR_CUDA_CHECK(cudaEventCreateWithFlags(&s->done[i], cudaEventDisableTiming));
+    GR_CUDA_CHECK(cudaHostAlloc((void **)&s->res_host, GR_CUDA_SLOTS * sizeof(gr_local_t), cudaHostAllocMapped));
+    GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&s->res_dev, s->res_host, 0));
+    memset(s->res_host, 0, GR_CUDA_SLOTS * sizeof(gr_local_t));
+
+    int max_grid = 1;
+    for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
+        for (int k = 0; k < GR_OP_COUNT; ++k) {
+            GR_CUDA_CHECK(gr_cuda_reduce_occupancy(t, k, block, &s->occ[t][k]));
+            if (s->occ[t][k] < 1)
+                GR_FAIL(GR_ERR_CUDA, "the %s %s reduce kernel cannot run with %d threads per block on GPU %d "
+                                     "(occupancy 0); choose a smaller --cuda-block",
+                        gr_dtype_name((gr_dtype_t)t), gr_op_name((gr_op_kind_t)k), block, s->device);
+            if (s->occ[t][k] * s->sm_count > max_grid)
+                max_grid = s->occ[t][k] * s->sm_count;
+        }
+    }
+    s->scratch_blocks = max_grid > s->grid_override ? max_grid : s->grid_override;
+    GR_CUDA_CHECK(cudaMalloc(&s->scratch, (size_t)s->scratch_blocks * GR_CUDA_SCRATCH_BYTES_PER_BLOCK));
+    GR_CUDA_CHECK(cudaMalloc((void **)&s->ticket, sizeof(unsigned int)));
+    GR_CUDA_CHECK(cudaMemsetAsync(s->ticket, 0, sizeof(unsigned int), s->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    GR_INFO(GR_SUB_CUDA, "cuda backend: GPU %d (%s, %s), %d SMs, block %d, grid %s (f32 sum: %d blocks/SM)",
+            s->device, ctx->gpu_name, ctx->pci_bus_id, s->sm_count, s->block,
+            s->grid_override ? "forced" : "from occupancy", s->occ[GR_F32][GR_OP_SUM]);
+    return GR_SUCCESS;
+}
+
+static gr_result_t cuda_init(gr_ctx_t ctx, void **state)
+{
+    cuda_state_t *s = (cuda_state_t *)calloc(1, sizeof(*s));
+    if (!s)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate the cuda backend state");
+    s->device = ctx->device;
+    gr_result_t r = init_state(ctx, s);
+    if (r != GR_SUCCESS) {
+        cuda_fini(ctx, s);
+        return r;
+    }
+    *state = s;
+    return GR_SUCCESS;
+}
+
+/* ---- memory and generation ---------------------------------------------- */
+
+static gr_result_t cuda_alloc(gr_ctx_t ctx, void *state, uint64_t count, gr_dtype_t t, void **ptr)
+{
+    cuda_state_t *s = (cuda_state_t *)state;
+    size_t esz = gr_dtype_size(t);
+    *ptr = NULL;
+    if (count > (uint64_t)(SIZE_MAX / esz))
+        GR_FAIL(GR_ERR_INVALID_ARG, "%llu %s elements do not fit in this process's address space; use more ranks",
+                (unsigned long long)count, gr_dtype_name(t));
+    size_t bytes = (size_t)(count ? count : 1) * esz;
+    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    cudaError_t e = cudaMalloc(ptr, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *ptr = NULL;
+        if (e == cudaErrorMemoryAllocation) {
+            size_t free_b = 0, total_b = 0;
+            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+                (void)cudaGetLastError();
+            GR_FAIL(GR_ERR_DEVMEM, "cannot allocate %zu bytes (%.2f GiB) of GPU memory on GPU %d (%s) for %llu %s "
+                                   "elements: %.2f GiB free of %.2f GiB; use fewer elements per rank, more ranks "
+                                   "or GPUs, or a GPU with more memory",
+                    bytes, (double)bytes / 1073741824.0, s->device, ctx->gpu_name, (unsigned long long)count,
+                    gr_dtype_name(t), (double)free_b / 1073741824.0, (double)total_b / 1073741824.0);
+        }
+        GR_CUDA_LOG_("cudaMalloc(ptr, bytes)", e);
+        return GR_ERR_CUDA;
+    }
+    return GR_SUCCESS;
+}
+
+static void cuda_free(gr_ctx_t ctx, void *state, void *ptr)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    if (!ptr)
+        return;
+    GR_CUDA_IGNORE(cudaSetDevice(s->device));
+    GR_CUDA_IGNORE(cudaFree(ptr));
+}
+
+static gr_result_t cuda_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t t, gr_gen_t g, uint64_t seed,
+                                 uint64_t begin, uint64_t count)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    GR_CUDA_CHECK(gr_cuda_launch_generate(ptr, (int)t, (int)g, seed, begin, count, s->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return GR_SUCCESS;
+}
+
+/* ---- reduction ------------------------------------------------------------ */
+
+static int pick_grid(const cuda_state_t *s, const gr_desc_t *d, uint64_t n)
+{
+    if (s->grid_override > 0)
+        return s->grid_override;
+    return gr_cuda_reduce_grid(n, (int)d->dtype, s->block, s->occ[d->dtype][d->op.kind] * s->sm_count);
+}
+
+/* Poison result slot `slot`, then launch the reduce of n elements at dptr into it. */
+static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot)
+{
+    volatile gr_local_t *r = &s->res_host[slot];
+    r->f = NAN;
+    r->lo = 0xDEADBEEFDEADBEEFull;
+    r->hi = -1;
+    r->count = UINT64_MAX;
+    r->overflow = -1;
+    r->reserved = -1;
+    gr_cuda_reduce_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.in = dptr;
+    l.n = n;
+    l.dtype = (int)d->dtype;
+    l.op = (int)d->op.kind;
+    l.power = d->op.kind == GR_OP_POWSUM ? d->op.power : 1;
+    l.grid = pick_grid(s, d, n);
+    l.block = s->block;
+    l.scratch = s->scratch;
+    l.ticket = s->ticket;
+    l.result = &s->res_dev[slot];
+    l.stream = s->stream;
+    GR_DEBUGLOG(GR_SUB_CUDA, "reduce %s %s n=%llu grid %d block %d", gr_dtype_name(d->dtype), gr_op_name(d->op.kind),
+                (unsigned long long)n, l.grid, l.block);
+    GR_CUDA_CHECK(gr_cuda_launch_reduce(&l));
+    GR_CUDA_CHECK(cudaEventRecord(s->done[slot], s->stream));
+    return GR_SUCCESS;
+}
+
+/* Wait for slot `slot` and fold its result (n elements) into out. */
+static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, gr_partial_t *out)
+{
+    GR_CUDA_CHECK(cudaEventSynchronize(s->done[slot]));
+    const volatile gr_local_t *r = &s->res_host[slot];
+    gr_local_t loc;
+    loc.f = r->f;
+    loc.lo = r->lo;
+    loc.hi = r->hi;
+    loc.count = r->count;
+    loc.overflow = r->overflow;
+    loc.reserved = r->reserved;
+    if (loc.count != n || loc.reserved != 0)
+        GR_FAIL(GR_ERR_INTERNAL, "the reduce kernel completed without writing its result (count %llu, expected "
+                                 "%llu); rerun under compute-sanitizer and report it",
+                (unsigned long long)loc.count, (unsigned long long)n);
+    gr_partial_add_local(out, d, &loc);
+    return GR_SUCCESS;
+}
+
+static gr_result_t device_view(cuda_state_t *s, const void *ptr, const void **dptr)
+{
+    struct cudaPointerAttributes a;
+    memset(&a, 0, sizeof(a));
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_device: cannot query pointer %p (%s); pass memory from cudaMalloc",
+                ptr, cudaGetErrorString(e));
+    }
+    if (a.type == cudaMemoryTypeUnregistered || !a.devicePointer)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_device: %p is host memory the GPU cannot read; pass device memory "
+                                    "(cudaMalloc) or call gr_reduce_host", ptr);
+    if (a.type == cudaMemoryTypeDevice && a.device != s->device)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_device: %p is memory of GPU %d, but this rank's context runs on GPU "
+                                    "%d; reduce it on the GPU that owns it, or copy it", ptr, a.device, s->device);
+    *dptr = a.devicePointer;
+    return GR_SUCCESS;
+}
+
+static gr_result_t ensure_staging(cuda_state_t *s, size_t bytes)
+{
+    size_t want = bytes > GR_CUDA_STAGE_BYTES ? GR_CUDA_STAGE_BYTES : bytes;
+    want = (want + GR_CUDA_STAGE_ROUND - 1) / GR_CUDA_STAGE_ROUND * GR_CUDA_STAGE_ROUND;
+    if (s->stage_bytes >= want)
+        return GR_SUCCESS;
+    GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    free_staging(s);
+    for (int i = 0; i < GR_CUDA_SLOTS; ++i) {
+        GR_CUDA_CHECK(cudaHostAlloc(&s->stage_host[i], want, cudaHostAllocDefault));
+        GR_CUDA_CHECK(cudaMalloc(&s->stage_dev[i], want));
+    }
+    s->stage_bytes = want;
+    return GR_SUCCESS;
+}
+
+static gr_result_t reduce_host(cuda_state_t *s, const void *ptr, uint64_t count, const gr_desc_t *d,
+                               gr_partial_t *out)
+{
+    size_t esz = gr_dtype_size(d->dtype);
+    if (count == 0)
+        return GR_SUCCESS;
+    if (count > (uint64_t)(SIZE_MAX / esz))
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_host: %llu elements overflow the address space",
+                (unsigned long long)count);
+    GR_CHECK(ensure_staging(s, (size_t)count * esz));
+    const uint64_t chunk = s->stage_bytes / esz;
+    const uint64_t nchunks = (count + chunk - 1) / chunk;
+    uint64_t pending[GR_CUDA_SLOTS] = {0, 0};
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        int b = (int)(k % GR_CUDA_SLOTS);
+        if (k >= GR_CUDA_SLOTS) /* slot b's buffers are free once chunk k-2 is done */
+            GR_CHECK(finish_slot(s, pending[b], d, b, out));
+        uint64_t first = k * chunk;
+        uint64_t nk = count - first < chunk ? count - first : chunk;
+        memcpy(s->stage_host[b], (const char *)ptr + first * esz, (size_t)nk * esz);
+        GR_CUDA_CHECK(cudaMemcpyAsync(s->stage_dev[b], s->stage_host[b], (size_t)nk * esz, cudaMemcpyHostToDevice,
+                                      s->stream));
+        GR_CHECK(launch_slot(s, s->stage_dev[b], nk, d, b));
+        pending[b] = nk;
+    }
+    uint64_t k0 = nchunks > GR_CUDA_SLOTS ? nchunks - GR_CUDA_SLOTS : 0;
+    for (uint64_t k = k0; k < nchunks; ++k)
+        GR_CHECK(finish_slot(s, pending[k % GR_CUDA_SLOTS], d, (int)(k % GR_CUDA_SLOTS), out));
+    return GR_SUCCESS;
+}
+
+static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count,
+                               const gr_desc_t *d, gr_partial_t *out)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    gr_partial_init(out);
+    if (d->mode == GR_MODE_EXACT && is_float(d->dtype) && !is_minmax(d->op.kind))
+        GR_FAIL(GR_ERR_UNSUPPORTED, "exact mode on the GPU is not built yet (%s %s); use --backend cpu, or "
+                                    "--mode fast (integer dtypes and min/max are exact on the GPU already)",
+                gr_dtype_name(d->dtype), gr_op_name(d->op.kind));
+    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    gr_result_t r;
+    if (on_device) {
+        const void *dptr = ptr;
+        if (count > 0)
+            GR_CHECK(device_view(s, ptr, &dptr));
+        r = launch_slot(s, dptr, count, d, 0);
+        if (r == GR_SUCCESS)
+            r = finish_slot(s, count, d, 0, out);
+    } else {
+        r = reduce_host(s, ptr, count, d, out);
+    }
+    if (r != GR_SUCCESS) /* leave nothing in flight on the buffers we own */
+        GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    return r;
+}
+
+static const gr_backend_ops_t gr_backend_cuda_ops = {
+    "cuda", cuda_init, cuda_fini, cuda_alloc, cuda_free, cuda_generate, cuda_reduce,
+};
+
+const gr_backend_ops_t *const gr_backend_cuda_ops_ptr = &gr_backend_cuda_ops;
