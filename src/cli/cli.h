@@ -12,7 +12,7 @@ typedef enum cli_format { CLI_FMT_TABLE = 0, CLI_FMT_CSV = 1, CLI_FMT_JSON = 2 }
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 typedef struct cli_opts {
-    const char *cmd;       /* "reduce" (default) */
+    const char *cmd;       /* "reduce" (default) or "scale" (argv[1]) */
     uint64_t n;
     int have_n;
     uint64_t per_rank;
@@ -24,11 +24,21 @@ typedef struct cli_opts {
     int repeat, warmup;
     cli_format_t format;
     int verify, help, version, topo;
+    int scale_kind;        /* scale: CLI_SCALE_WEAK or CLI_SCALE_STRONG, 0 unset */
+    uint64_t scale_size;   /* scale: elements per rank (weak) or in total (strong) */
 } cli_opts_t;
+
+enum { CLI_SCALE_WEAK = 1, CLI_SCALE_STRONG = 2 };
 
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);
+
+/* ---- scale.c ---- */
+
+/* `gpureduce scale`: the sweep over sub-communicators of 1, 2, 4, ..., np
+ * ranks. Called after MPI_Init; calls MPI_Finalize; returns the exit status. */
+int cli_scale_run(cli_opts_t *o);
 
 /* ---- report.c ---- */
 

@@ -369,5 +369,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return CLI_EXIT_OK;
     }
+    if (!strcmp(o.cmd, "scale"))
+        return cli_scale_run(&o);
     return run_reduce(&o);
 }

@@ -43,6 +43,27 @@ static int set_per_rank(cli_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+static int set_scale(cli_opts_t *o, int kind, const char *a, char *err, size_t len)
+{
+    const char *name = kind == CLI_SCALE_WEAK ? "--weak" : "--strong";
+    if (o->scale_kind && o->scale_kind != kind)
+        ERR("--weak and --strong exclude each other: run one study per launch");
+    if (gr_parse_size(a, &o->scale_size) != GR_SUCCESS || o->scale_size == 0)
+        ERR("%s: cannot parse size '%s' (use e.g. 1000000, 2^30, 16M, 4G; not 0)", name, a);
+    o->scale_kind = kind;
+    return 0;
+}
+
+static int set_weak(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    return set_scale(o, CLI_SCALE_WEAK, a, err, len);
+}
+
+static int set_strong(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    return set_scale(o, CLI_SCALE_STRONG, a, err, len);
+}
+
 static int set_dtype(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     static const char *const names[] = {"f32", "f64", "i32", "i64"};
@@ -235,6 +256,8 @@ static const cli_option_t options[] = {
     {"threads", "N", "cpu backend threads (default: cores this rank may use)", set_threads},
     {"cuda-grid", "G", "debug: force the reduce kernel's grid size", set_cuda_grid},
     {"cuda-block", "B", "debug: force the reduce kernel's block size (128, 256, 512, 1024)", set_cuda_block},
+    {"weak", "SIZE", "scale: weak study, SIZE elements per rank on 1, 2, 4, ..., np ranks", set_weak},
+    {"strong", "SIZE", "scale: strong study, SIZE elements in total on 1, 2, 4, ..., np ranks", set_strong},
     {"help", NULL, "this text", set_help},
     {"version", NULL, "print the version", set_version},
 };
@@ -242,8 +265,10 @@ static const cli_option_t options[] = {
 
 void cli_usage(FILE *f)
 {
-    fprintf(f, "usage: mpirun -np N gpureduce [options]\n\n"
-               "Reduce a synthetic dataset spread over N ranks, one GPU per rank.\n\noptions:\n");
+    fprintf(f, "usage: mpirun -np N gpureduce [options]\n"
+               "       mpirun -np N gpureduce scale --weak SIZE | --strong SIZE [options]\n\n"
+               "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
+               "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
     for (int i = 0; i < NOPTIONS; ++i) {
         char lhs[64];
         snprintf(lhs, sizeof(lhs), "--%s%s%s", options[i].name, options[i].arg ? " " : "",
@@ -264,7 +289,12 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
     o->seed = 1;
     o->repeat = 10;
     o->warmup = 2;
-    for (int i = 1; i < argc; ++i) {
+    int first = 1;
+    if (argc > 1 && !strcmp(argv[1], "scale")) {
+        o->cmd = "scale";
+        first = 2;
+    }
+    for (int i = first; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "-h"))
             a = "--help";
@@ -295,5 +325,7 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
     }
     if (o->have_n && o->have_per_rank)
         ERR("--n and --per-rank exclude each other: give the global count or the count per rank");
+    if (o->scale_kind && strcmp(o->cmd, "scale") != 0)
+        ERR("--weak and --strong belong to the scale command: gpureduce scale --weak SIZE | --strong SIZE");
     return 0;
 }
