@@ -35,6 +35,8 @@
 
 /* Largest number of GPUs one process can see (the biggest nodes have 16). */
 #define GR_MAX_GPUS 64
+/* Key of a GPU without a PCI bus id (ORed with its CUDA ordinal); sorts last. */
+#define GR_NO_BUSID_KEY (UINT64_C(1) << 63)
 
 /* Launcher variables naming the node-local rank and size, most specific
  * launcher first: a stale SLURM_LOCALID is inherited by every rank when
@@ -263,11 +265,16 @@ static gr_result_t list_gpus(bind_state_t *st, int want_gpu)
         for (int i = 0; i < (n > 0 ? n : 0); ++i) {
             unsigned d, b, v, f;
             st->gpus[i] = tmp[i];
-            if (parse_busid(tmp[i].pci_bus_id, &d, &b, &v, &f, &st->key[i]) != 0)
-                GR_FAIL(GR_ERR_CUDA, "CUDA device %d reports PCI bus id '%s', which does not parse", i,
-                        tmp[i].pci_bus_id);
-            /* one spelling everywhere: 0000:07:00.0 */
-            key_to_busid(st->key[i], st->gpus[i].pci_bus_id, sizeof(st->gpus[i].pci_bus_id));
+            if (parse_busid(tmp[i].pci_bus_id, &d, &b, &v, &f, &st->key[i]) == 0) {
+                /* one spelling everywhere: 0000:07:00.0 */
+                key_to_busid(st->key[i], st->gpus[i].pci_bus_id, sizeof(st->gpus[i].pci_bus_id));
+            } else {
+                /* no bus id: the GPU is known only by its CUDA ordinal, after
+                 * every real bus id, and its locality stays unknown */
+                GR_WARN(GR_SUB_BIND, "CUDA device %d has no usable PCI bus id ('%s'); it is placed by its "
+                        "CUDA ordinal and not bound to its cores", i, tmp[i].pci_bus_id);
+                st->key[i] = GR_NO_BUSID_KEY | (uint64_t)i;
+            }
             st->ngpu = i + 1;
         }
     }
@@ -286,6 +293,9 @@ static gr_result_t locate_gpus(bind_state_t *st)
 {
     for (int i = 0; i < st->ngpu; ++i) {
         uint64_t k = st->key[i];
+        st->where[i] = NULL;
+        if (k & GR_NO_BUSID_KEY)
+            continue;
         hwloc_obj_t pci = hwloc_get_pcidev_by_busid(st->topo, (unsigned)(k >> 32), (unsigned)((k >> 16) & 0xff),
                                                     (unsigned)((k >> 8) & 0xff), (unsigned)(k & 0xff));
         st->where[i] = pci ? hwloc_get_non_io_ancestor_obj(st->topo, pci) : NULL;
