@@ -2,7 +2,7 @@
 # the ones that go through the library API need MPI and run under mpirun -np 1.
 # ASAN_OPTIONS: Open MPI's own allocations show up as leaks under ASan builds.
 
-foreach(t generators shard parse_size desc_validate term_i)
+foreach(t generators shard parse_size desc_validate term_i partial)
   gr_test_exe(unit_${t} SOURCES ${GR_TEST_DIR}/unit/test_${t}.c)
   add_test(NAME unit_${t} COMMAND unit_${t})
   set_tests_properties(unit_${t} PROPERTIES LABELS unit TIMEOUT 60 SKIP_RETURN_CODE ${GR_SKIP_CODE})

@@ -187,6 +187,25 @@ static void test_bad_calls(gr_ctx_t ctx)
     ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_UNSUPPORTED);
     d = test_desc(GR_F64, GR_OP_POWSUM, 0, GR_MODE_FAST);
     ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_INVALID_ARG);
+    /* real-valued generators have no integer form */
+    gr_buffer_t b = NULL;
+    ASSERT_EQ_I(gr_buffer_create_synthetic(ctx, GR_I32, GR_GEN_UNIFORM, 1, 10, &b), GR_ERR_UNSUPPORTED);
+    ASSERT(b == NULL);
+    ASSERT_EQ_I(gr_buffer_create_synthetic(ctx, GR_I64, GR_GEN_NORMAL, 1, 10, &b), GR_ERR_UNSUPPORTED);
+    ASSERT(b == NULL);
+    /* a buffer reduced with another dtype */
+    ASSERT_EQ_I(gr_buffer_create_synthetic(ctx, GR_F32, GR_GEN_ONES, 1, 10, &b), GR_SUCCESS);
+    d = test_desc(GR_F64, GR_OP_SUM, 1, GR_MODE_FAST);
+    ASSERT_EQ_I(gr_reduce_buffer(ctx, b, &d, &v, NULL), GR_ERR_INVALID_ARG);
+    d.dtype = GR_F32;
+    ASSERT_EQ_I(gr_reduce_buffer(ctx, b, &d, &v, NULL), GR_SUCCESS);
+    ASSERT_BITS_EQ(v.f, 10.0);
+    uint64_t lo, hi;
+    gr_buffer_range(b, &lo, &hi);
+    ASSERT_EQ_U(lo, 0);
+    ASSERT_EQ_U(hi, 10);
+    ASSERT_EQ_I(gr_buffer_dtype(b), GR_F32);
+    gr_buffer_destroy(b);
     /* the context still works afterwards */
     gr_value_t ok = test_host(ctx, x, 2, GR_F64, GR_OP_SUM, 1, GR_MODE_FAST);
     ASSERT_BITS_EQ(ok.f, 3.0);
