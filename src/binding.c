@@ -512,11 +512,6 @@ static void plan_free(plan_t *p)
  * 4. Binding this rank.
  * ------------------------------------------------------------------------ */
 
-static const char *bind_flag(gr_bind_policy_t b)
-{
-    return b == GR_BIND_GPU ? "--bind gpu" : b == GR_BIND_LAUNCHER ? "--bind launcher" : "--bind none";
-}
-
 /* Bind (or, with a topology file, plan to bind) this rank's CPUs and memory.
  * Fills pl->cpuset and pl->bound; binding failures are warnings. */
 static void apply_binding(gr_ctx_t ctx, bind_state_t *st, int g)
@@ -593,7 +588,7 @@ static void apply_binding(gr_ctx_t ctx, bind_state_t *st, int g)
         hwloc_cpuset_to_nodeset(st->topo, final, nodeset);
         pl->numa = hwloc_bitmap_weight(nodeset) == 1 ? hwloc_bitmap_first(nodeset) : -1;
     }
-    GR_INFO(GR_SUB_BIND, "%s: %s; cores %s, NUMA %d", bind_flag(policy), pl->bound, pl->cpuset, pl->numa);
+    GR_INFO(GR_SUB_BIND, "bound: %s; cores %s, NUMA %d", pl->bound, pl->cpuset, pl->numa);
     hwloc_bitmap_free(nodeset);
     hwloc_bitmap_free(target);
     hwloc_bitmap_free(final);

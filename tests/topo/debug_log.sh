@@ -13,7 +13,7 @@ expect_in "$ERR" "8 GPU(s) from GR_FAKE_GPUS" info
 expect_in "$ERR" "GPU 4 0000:87:00.0: local to Package L#1, cores $DGX8_S1, NUMA 1" info
 expect_in "$ERR" "launcher CPU mask 0-31 (the whole machine)" info
 expect_in "$ERR" "GPU 1 (0000:0f:00.0, GH100 [H100 SXM5 80GB] (fake)): local rank 1 of 2" info
-expect_in "$ERR" "--bind gpu: cpu+mem by gpureduce (--bind gpu), simulated (GR_TOPOLOGY_XML); cores $DGX8_S0, NUMA 0" info
+expect_in "$ERR" "bound: cpu+mem by gpureduce (--bind gpu), simulated (GR_TOPOLOGY_XML); cores $DGX8_S0, NUMA 0" info
 
 run subsys env GR_DEBUG=info GR_DEBUG_SUBSYS=bind GR_FAKE_LAUNCHER_CPUSET=8/0 $MPIRUN -np 2 "$P"
 expect_rc0 subsys
