@@ -33,6 +33,61 @@ static packed_t pack(const gr_value_t *v)
     return p;
 }
 
+/* Host data whose special values sit on different ranks: the combine must
+ * apply the IEEE rules across ranks exactly as within one. */
+static void test_specials_across_ranks(gr_ctx_t ctx, int rank, int np)
+{
+    for (int m = 0; m < 2; ++m) {
+        gr_desc_t d = test_desc(GR_F64, GR_OP_SUM, 1, (gr_mode_t)m);
+        d.all_ranks = 1;
+        gr_value_t v;
+        double x[3];
+        /* -0.0 on every rank: -0.0; one rank with +0.0: +0.0 */
+        x[0] = x[1] = -0.0;
+        ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_SUCCESS);
+        ASSERT_BITS_EQ(v.f, -0.0);
+        if (rank == np - 1)
+            x[1] = 0.0;
+        ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_SUCCESS);
+        ASSERT_BITS_EQ(v.f, 0.0);
+        /* +Inf on rank 0, -Inf on the last rank: NaN (np 1: both on rank 0) */
+        x[0] = rank == 0 ? INFINITY : 1.0;
+        x[1] = rank == np - 1 ? -INFINITY : 2.0;
+        ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_SUCCESS);
+        ASSERT(isnan(v.f));
+        x[1] = 2.0;
+        ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_SUCCESS);
+        ASSERT_BITS_EQ(v.f, INFINITY);
+        /* a NaN on the last rank only */
+        x[0] = rank == np - 1 ? NAN : 1.0;
+        ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_SUCCESS);
+        ASSERT(isnan(v.f));
+        if (m == GR_MODE_EXACT)
+            ASSERT_EQ_U(v.nan_count, 1);
+        /* big values that cancel across ranks leave the 1 (fast mode too when
+         * the three sit on three ranks: partials combine exactly) */
+        x[0] = rank == 0 ? 1e300 : 0.0;
+        x[1] = rank == np - 1 ? -1e300 : 0.0;
+        x[2] = rank == np / 2 ? 1.0 : 0.0;
+        ASSERT_EQ_I(gr_reduce_host(ctx, x, 3, &d, &v, NULL), GR_SUCCESS);
+        if (m == GR_MODE_EXACT || np >= 3)
+            ASSERT_BITS_EQ(v.f, 1.0);
+        /* exact mode: 1 + 2^-53 + 2^-1074 spread over ranks rounds up, once */
+        if (m == GR_MODE_EXACT) {
+            x[0] = rank == 0 ? 1.0 : 0.0;
+            x[1] = rank == np - 1 ? 0x1p-53 : 0.0;
+            x[2] = rank == np / 2 ? 0x1p-1074 : 0.0;
+            ASSERT_EQ_I(gr_reduce_host(ctx, x, 3, &d, &v, NULL), GR_SUCCESS);
+            ASSERT_BITS_EQ(v.f, 1.0 + 0x1p-52);
+            /* and to f32 directly: 1 + 2^-24 + 2^-60 -> 1 + 2^-23 */
+            float y[3] = {rank == 0 ? 1.0f : 0.0f, rank == np - 1 ? 0x1p-24f : 0.0f, rank == np / 2 ? 0x1p-60f : 0.0f};
+            d.dtype = GR_F32;
+            ASSERT_EQ_I(gr_reduce_host(ctx, y, 3, &d, &v, NULL), GR_SUCCESS);
+            ASSERT_BITS_EQ(v.f, (double)(1.0f + 0x1p-23f));
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -80,6 +135,7 @@ int main(int argc, char **argv)
             gr_buffer_destroy(buf);
         }
     free(all);
+    test_specials_across_ranks(ctx, rank, np);
     gr_ctx_destroy(ctx);
     if (rank == 0)
         printf("all_ranks: identical on %d ranks and at every root\n", np);
