@@ -259,6 +259,97 @@ int gr_mpi_cuda_aware(void);
 /** 1 when the MPI headers this library was built with declare CUDA-aware support. */
 int gr_mpi_cuda_aware_compiled(void);
 
+/* ---------------------------------------------------------------------------
+ * Input files: NumPy .npy (format 1.0, 2.0, 3.0) and raw binary, opened
+ * read-only with MPI-IO on every rank; each rank reads only its shard
+ * [floor(r*N/np), floor((r+1)*N/np)) of the flat array, in chunks, with
+ * collective reads, and reduces chunk k while chunk k+1 is read. The input
+ * file is never opened for writing. See README "Input files".
+ *
+ * Bad input (missing, a directory, unreadable, empty, bad magic or version,
+ * a header that lies, fortran_order True, big-endian, unsupported dtype,
+ * overflowing shape, truncated data, raw size not a multiple of the item
+ * size, offset past the end) makes every rank return GR_ERR_IO, after one
+ * line from rank 0 that names the file and the problem.
+ * ------------------------------------------------------------------------- */
+
+typedef enum gr_file_format {
+    GR_FILE_AUTO = 0, /**< .npy when the name ends in ".npy" or the data starts with the NumPy magic, else raw */
+    GR_FILE_NPY = 1,
+    GR_FILE_RAW = 2
+} gr_file_format_t;
+
+/** Default and largest read chunk per rank, in bytes. */
+#define GR_FILE_CHUNK_DEFAULT ((uint64_t)64 << 20)
+#define GR_FILE_CHUNK_MAX ((uint64_t)1 << 30)
+
+typedef struct gr_file_config {
+    gr_file_format_t format; /**< default GR_FILE_AUTO */
+    int have_dtype;          /**< dtype is set: required for raw; for .npy it must match the header */
+    gr_dtype_t dtype;
+    uint64_t offset;         /**< raw only: bytes before the first element (default 0) */
+    uint64_t chunk_bytes;    /**< bytes per read per rank, 1..GR_FILE_CHUNK_MAX; 0 = default */
+} gr_file_config_t;
+
+/** Fill *c with the defaults above. */
+void gr_file_config_init(gr_file_config_t *c);
+
+/** An open input file. */
+typedef struct gr_file *gr_file_t;
+
+/** What the file holds (valid while it is open). */
+typedef struct gr_file_info {
+    const char *path;
+    gr_file_format_t format;  /**< GR_FILE_NPY or GR_FILE_RAW */
+    gr_dtype_t dtype;
+    uint64_t count;           /**< elements, all ranks */
+    uint64_t data_offset;     /**< bytes before the first element */
+    uint64_t file_bytes;
+    uint64_t chunk_bytes;     /**< bytes per read per rank (a multiple of the item size) */
+    int npy_version;          /**< 1, 2 or 3 for .npy; 0 for raw */
+    char descr[32];           /**< .npy descr as written ("<f4"), "" for raw */
+    char shape[160];          /**< .npy shape as text ("(2, 3)"), "(N,)" for raw */
+} gr_file_info_t;
+
+/** Open path and check it (see the list above). Collective. */
+gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t *cfg, gr_file_t *file);
+
+/** Close a file; NULL is accepted. Collective. */
+gr_result_t gr_file_close(gr_file_t file);
+
+/** What the file holds. */
+void gr_file_get_info(gr_file_t file, gr_file_info_t *info);
+
+/** Per-call timings of a file reduction on this rank, in seconds. */
+typedef struct gr_io_timing {
+    double read;     /**< in MPI-IO reads (collective, so it includes waiting for peers) */
+    double reduce;   /**< the backend busy reducing chunks (copy + reduce for cuda) */
+    double stall;    /**< waiting for a chunk's reduction before its buffer could be refilled */
+    double local;    /**< open buffers, read and reduce the whole shard */
+    double combine;  /**< MPI combine */
+    double total;    /**< both */
+    uint64_t bytes;  /**< bytes this rank read */
+    uint64_t chunks; /**< collective reads issued (the same on every rank) */
+} gr_io_timing_t;
+
+/**
+ * Reduce the file's values, all ranks' shards, into out (see gr_value_t).
+ * d->dtype must be the file's dtype. In exact mode the result does not depend
+ * on np or on the chunk size. timing may be NULL. Collective.
+ */
+gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t file, const gr_desc_t *d, gr_value_t *out,
+                           gr_io_timing_t *timing);
+
+/**
+ * Write the synthetic dataset of gr_buffer_create_synthetic (same generator,
+ * seed and values) as a 1-D C-order .npy: rank 0 writes the header, every
+ * rank its shard with collective writes in chunks of chunk_bytes (0 =
+ * default). An existing path is refused unless overwrite is non-zero; a
+ * failed write removes the partial file. Collective.
+ */
+gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t dtype, gr_gen_t gen, uint64_t seed,
+                                    uint64_t global_n, int overwrite, uint64_t chunk_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,67 @@
+/*
+ * gr_stream.h - the backend side of the chunked input pipeline
+ * (io_pipeline.c): the reader fills a slot's host buffer with chunk k+1
+ * while the backend reduces chunk k from the other slot.
+ *
+ * A backend that can overlap better than "reduce a host pointer in a helper
+ * thread" provides a gr_stream_ops_t. The cuda backend's, when built, is
+ * gr_backend_cuda_stream_ops (defined in backend_cuda.c; referenced weakly
+ * here, so the library links and works without it):
+ *
+ *   open   cudaHostAlloc GR_STREAM_SLOTS pinned host buffers and
+ *          cudaMalloc as many device buffers of chunk_bytes, on the
+ *          context's GPU; one result slot (mapped pinned gr_local_t) and one
+ *          event per slot.
+ *   buffer the pinned host buffer of a slot (MPI-IO reads straight into it).
+ *   begin  cudaMemcpyAsync(dev[slot], host[slot], count * size, H2D, stream),
+ *          the reduce launch of count elements into result slot `slot`,
+ *          cudaEventRecord(done[slot]); returns at once.
+ *   end    cudaEventSynchronize(done[slot]); fold the gr_local_t into *acc
+ *          with gr_partial_add_local; *busy_s = copy + reduce time (events).
+ *   close  synchronize, free everything; safe after any error.
+ *
+ * Only one chunk per slot is in flight; the pipeline calls end(slot) before
+ * it refills that slot's buffer, and calls begin/end in chunk order, so a
+ * result that folds chunks in order stays repeatable in fast mode.
+ */
+#ifndef GR_STREAM_H
+#define GR_STREAM_H
+
+#include "gr_internal.h"
+
+/* Double buffering: read chunk k+1 while chunk k is reduced. */
+#define GR_STREAM_SLOTS 2
+
+typedef struct gr_stream_ops {
+    const char *name;
+    /* Everything a chunk needs, for chunks of up to chunk_bytes bytes. */
+    gr_result_t (*open)(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void **stream);
+    /* The host buffer (chunk_bytes) of slot 0..GR_STREAM_SLOTS-1. */
+    void *(*buffer)(void *stream, int slot);
+    /* Start reducing count elements of d->dtype from slot's buffer; may return before it is done. */
+    gr_result_t (*begin)(void *stream, int slot, uint64_t count, const gr_desc_t *d);
+    /* Wait for slot's chunk, fold its result into *acc; *busy_s: seconds the backend worked on it. */
+    gr_result_t (*end)(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s);
+    /* Wait for anything in flight and free; NULL is accepted. */
+    void (*close)(void *stream);
+} gr_stream_ops_t;
+
+/* The stream ops for ctx's backend: the backend's own, or the generic one
+ * (a helper thread per chunk calling ctx->ops->reduce on host memory). */
+const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx);
+
+/* The generic implementation, exposed for tests. */
+extern const gr_stream_ops_t gr_stream_generic_ops;
+
+/*
+ * Reduce count elements of esz bytes that start at byte byte_off of fh, in
+ * nchunks collective reads of at most chunk_elems elements (nchunks must be
+ * the same on every rank of fh's communicator: ranks with less data read 0
+ * bytes). The result goes into *acc (initialised here). Every rank makes all
+ * nchunks reads even after a local failure, so no peer waits forever.
+ */
+gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+                                    uint64_t chunk_elems, uint64_t nchunks, const gr_desc_t *d, gr_partial_t *acc,
+                                    gr_io_timing_t *t);
+
+#endif /* GR_STREAM_H */

@@ -1,0 +1,563 @@
+/*
+ * io_file.c - input files (.npy and raw) opened read-only with MPI-IO, and
+ * the parallel .npy writer of `gpureduce gen`.
+ *
+ * Opening is checked on rank 0 and the verdict broadcast, so bad input gives
+ * one line (from rank 0, naming the file) and the same GR_ERR_IO on every
+ * rank, and no rank is left waiting in a collective. The input is opened
+ * with MPI_MODE_RDONLY (and probed with O_RDONLY); nothing here opens it for
+ * writing.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "gr_internal.h"
+#include "gr_npy.h"
+#include "gr_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct gr_file {
+    gr_ctx_t ctx;
+    MPI_File fh;
+    char *path;
+    gr_file_info_t info;
+    size_t esz;
+};
+
+/* What rank 0 found out, broadcast as bytes. */
+typedef struct probe {
+    int32_t code; /* gr_result_t */
+    int32_t format;
+    int32_t dtype;
+    int32_t npy_version;
+    uint64_t file_bytes, data_offset, count;
+    char descr[32];
+    char shape[160];
+    char msg[768];
+} probe_t;
+
+static void probe_fail(probe_t *p, gr_result_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void probe_fail(probe_t *p, gr_result_t code, const char *fmt, ...)
+{
+    if (p->code != GR_SUCCESS)
+        return; /* keep the first problem */
+    p->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+    va_end(ap);
+}
+
+void gr_file_config_init(gr_file_config_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->format = GR_FILE_AUTO;
+    c->dtype = GR_F32;
+}
+
+static int ends_with_npy(const char *path)
+{
+    size_t n = strlen(path);
+    if (n < 4)
+        return 0;
+    const char *e = path + n - 4;
+    return e[0] == '.' && (e[1] == 'n' || e[1] == 'N') && (e[2] == 'p' || e[2] == 'P') &&
+           (e[3] == 'y' || e[3] == 'Y');
+}
+
+static void shape_text(const uint64_t *shape, int ndim, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "(");
+    for (int k = 0; k < ndim && o < cap; ++k)
+        o += (size_t)snprintf(out + o, cap - o, k + 1 < ndim ? "%llu, " : ndim == 1 ? "%llu," : "%llu",
+                              (unsigned long long)shape[k]);
+    if (o < cap)
+        snprintf(out + o, cap - o, ")");
+    if (o >= cap && cap > 4)
+        memcpy(out + cap - 4, "...", 4);
+}
+
+/* Rank 0, before any MPI-IO: is path a regular file this process can read? */
+static void probe_path(const char *path, probe_t *p)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        if (e == ENOENT)
+            probe_fail(p, GR_ERR_IO, "no such file; check the path");
+        else if (e == EACCES)
+            probe_fail(p, GR_ERR_IO, "permission denied on a directory of the path; check its permissions");
+        else
+            probe_fail(p, GR_ERR_IO, "cannot stat it: %s", strerror(e));
+        return;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        probe_fail(p, GR_ERR_IO, "is a directory, not a file; give the path of a .npy or raw file");
+        return;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        probe_fail(p, GR_ERR_IO, "is not a regular file (a FIFO, socket or device); give a .npy or raw file");
+        return;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == EACCES || e == EPERM)
+            probe_fail(p, GR_ERR_IO, "permission denied: this process may not read it; check its mode and owner");
+        else
+            probe_fail(p, GR_ERR_IO, "cannot open it for reading: %s", strerror(e));
+        return;
+    }
+    close(fd);
+    if (sb.st_size == 0)
+        probe_fail(p, GR_ERR_IO, "the file is empty (0 bytes)");
+    p->file_bytes = (uint64_t)sb.st_size;
+}
+
+/* Independent read of exactly n bytes at off on rank 0. */
+static int read_exact(MPI_File fh, uint64_t off, void *buf, size_t n)
+{
+    MPI_Status st;
+    if (MPI_File_read_at(fh, (MPI_Offset)off, buf, (int)n, MPI_BYTE, &st) != MPI_SUCCESS)
+        return -1;
+    int got = 0;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    return got == (int)n ? 0 : -1;
+}
+
+static const char *dtype_names_hint = "f32, f64, i32 or i64";
+
+/* Rank 0, file open: read and check the header (or the raw layout). */
+static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *path, probe_t *p)
+{
+    MPI_Offset size = 0;
+    if (MPI_File_get_size(fh, &size) != MPI_SUCCESS) {
+        probe_fail(p, GR_ERR_IO, "MPI_File_get_size failed");
+        return;
+    }
+    p->file_bytes = (uint64_t)size;
+    if (p->file_bytes == 0) {
+        probe_fail(p, GR_ERR_IO, "the file is empty (0 bytes)");
+        return;
+    }
+    unsigned char pre[GR_NPY_PREAMBLE_MAX];
+    size_t npre = p->file_bytes < sizeof(pre) ? (size_t)p->file_bytes : sizeof(pre);
+    if (read_exact(fh, 0, pre, npre) != 0) {
+        probe_fail(p, GR_ERR_IO, "cannot read its first %zu bytes", npre);
+        return;
+    }
+    gr_file_format_t fmt = cfg->format;
+    if (fmt == GR_FILE_AUTO) {
+        int magic = npre >= 6 && !memcmp(pre, "\x93NUMPY", 6);
+        fmt = (magic || ends_with_npy(path)) ? GR_FILE_NPY : GR_FILE_RAW;
+    }
+    p->format = (int32_t)fmt;
+    char err[512];
+
+    if (fmt == GR_FILE_RAW) {
+        if (!cfg->have_dtype) {
+            probe_fail(p, GR_ERR_IO, "not a .npy file (it does not start with \\x93NUMPY): give --dtype %s to "
+                                     "read it as raw binary", dtype_names_hint);
+            return;
+        }
+        size_t esz = gr_dtype_size(cfg->dtype);
+        if (cfg->offset > p->file_bytes) {
+            probe_fail(p, GR_ERR_IO, "--offset %llu is past the end of the file (%llu bytes)",
+                       (unsigned long long)cfg->offset, (unsigned long long)p->file_bytes);
+            return;
+        }
+        uint64_t data = p->file_bytes - cfg->offset;
+        if (data % esz != 0) {
+            probe_fail(p, GR_ERR_IO, "raw data of %llu bytes (file size %llu minus offset %llu) is not a multiple of "
+                                     "the %s item size (%zu bytes); check --dtype and --offset",
+                       (unsigned long long)data, (unsigned long long)p->file_bytes, (unsigned long long)cfg->offset,
+                       gr_dtype_name(cfg->dtype), esz);
+            return;
+        }
+        p->dtype = (int32_t)cfg->dtype;
+        p->data_offset = cfg->offset;
+        p->count = data / esz;
+        snprintf(p->shape, sizeof(p->shape), "(%llu,)", (unsigned long long)p->count);
+        return;
+    }
+
+    if (cfg->offset != 0) {
+        probe_fail(p, GR_ERR_IO, "--offset applies to raw files only; a .npy header says where its data starts");
+        return;
+    }
+    uint64_t total = 0;
+    if (gr_npy_header_size(pre, npre, &total, err, sizeof(err)) != GR_SUCCESS) {
+        probe_fail(p, GR_ERR_IO, "%s", err);
+        return;
+    }
+    size_t have = (size_t)(total < p->file_bytes ? total : p->file_bytes);
+    unsigned char *hdr = (unsigned char *)malloc(have);
+    if (!hdr) {
+        probe_fail(p, GR_ERR_NOMEM, "cannot allocate %zu bytes for the header", have);
+        return;
+    }
+    gr_npy_header_t h;
+    if (read_exact(fh, 0, hdr, have) != 0)
+        probe_fail(p, GR_ERR_IO, "cannot read its %zu-byte header", have);
+    else if (gr_npy_parse(hdr, have, &h, err, sizeof(err)) != GR_SUCCESS)
+        probe_fail(p, GR_ERR_IO, "%s", err);
+    free(hdr);
+    if (p->code != GR_SUCCESS)
+        return;
+    p->npy_version = h.major;
+    snprintf(p->descr, sizeof(p->descr), "%s", h.descr);
+    shape_text(h.shape, h.ndim, p->shape, sizeof(p->shape));
+    int dt = gr_npy_type_to_dtype(h.type);
+    if (dt < 0) {
+        if (h.type == GR_NPY_V2)
+            probe_fail(p, GR_ERR_UNSUPPORTED, "descr '%s' is 2 opaque bytes per item (np.save writes ml_dtypes "
+                                              "bfloat16 this way); bfloat16 and f16 input are not supported yet",
+                       h.descr);
+        else
+            probe_fail(p, GR_ERR_UNSUPPORTED, "%s data (descr '%s') is not supported yet; convert it to f32 with "
+                                              "numpy: np.save(path, a.astype('<f4'))",
+                       gr_npy_type_name(h.type), h.descr);
+        return;
+    }
+    if (cfg->have_dtype && (int)cfg->dtype != dt) {
+        probe_fail(p, GR_ERR_IO, "--dtype %s does not match the file's descr '%s' (%s); leave --dtype out for "
+                                 ".npy files", gr_dtype_name(cfg->dtype), h.descr, gr_dtype_name((gr_dtype_t)dt));
+        return;
+    }
+    uint64_t avail = p->file_bytes - h.data_offset;
+    if (avail < h.data_bytes) {
+        probe_fail(p, GR_ERR_IO, "truncated: the header promises %llu bytes of data (shape %s of '%s') but only %llu "
+                                 "follow the header",
+                   (unsigned long long)h.data_bytes, p->shape, h.descr, (unsigned long long)avail);
+        return;
+    }
+    if (avail > h.data_bytes)
+        GR_WARN(GR_SUB_IO, "'%s': %llu bytes after the array data are ignored", path,
+                (unsigned long long)(avail - h.data_bytes));
+    p->dtype = (int32_t)dt;
+    p->data_offset = h.data_offset;
+    p->count = h.count;
+}
+
+/* Log the problem once, on rank 0, and hand every rank the same code. */
+#define IO_FAIL_ROOT(ctx, code, ...)                                            \
+    do {                                                                        \
+        if ((ctx)->rank == 0)                                                   \
+            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, __VA_ARGS__);   \
+        return (code);                                                          \
+    } while (0)
+
+gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t *cfg_in, gr_file_t *out)
+{
+    if (!ctx || !path || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_file_open: ctx, path and file must not be NULL");
+    *out = NULL;
+    gr_file_config_t cfg;
+    if (cfg_in)
+        cfg = *cfg_in;
+    else
+        gr_file_config_init(&cfg);
+    if (!*path)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "the input path is empty");
+    if ((unsigned)cfg.format > GR_FILE_RAW || (cfg.have_dtype && (unsigned)cfg.dtype >= GR_DTYPE_COUNT))
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "'%s': unknown format %d or dtype %d", path, (int)cfg.format,
+                     (int)cfg.dtype);
+    if (cfg.chunk_bytes > GR_FILE_CHUNK_MAX)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "chunk of %llu bytes is larger than the most one read may take (%llu)",
+                     (unsigned long long)cfg.chunk_bytes, (unsigned long long)GR_FILE_CHUNK_MAX);
+    if (cfg.format == GR_FILE_RAW && !cfg.have_dtype)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "'%s': a raw file needs its dtype (--dtype %s)", path, dtype_names_hint);
+
+    probe_t p;
+    memset(&p, 0, sizeof(p));
+    if (ctx->rank == 0)
+        probe_path(path, &p);
+    GR_MPI_CHECK(MPI_Bcast(&p, (int)sizeof(p), MPI_BYTE, 0, ctx->comm));
+    if (p.code != GR_SUCCESS)
+        IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "input '%s': %s", path, p.msg);
+
+    MPI_File fh = MPI_FILE_NULL;
+    int rc = MPI_File_open(ctx->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    gr_result_t r = GR_SUCCESS;
+    if (rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int mlen = 0;
+        MPI_Error_string(rc, msg, &mlen);
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "input '%s': MPI_File_open (read-only) failed: %s", path,
+               msg);
+        r = GR_ERR_IO;
+    }
+    r = gr_agree(ctx->comm, r);
+    if (r != GR_SUCCESS) {
+        /* A handle some ranks hold is left to MPI_Finalize: closing is
+         * collective, and the ranks whose open failed have none. */
+        return r;
+    }
+
+    memset(&p, 0, sizeof(p));
+    if (ctx->rank == 0)
+        probe_layout(fh, &cfg, path, &p);
+    rc = MPI_Bcast(&p, (int)sizeof(p), MPI_BYTE, 0, ctx->comm);
+    if (rc != MPI_SUCCESS || p.code != GR_SUCCESS) {
+        MPI_File_close(&fh);
+        if (rc != MPI_SUCCESS)
+            GR_FAIL(GR_ERR_MPI, "MPI_Bcast of the input header failed");
+        IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "input '%s': %s", path, p.msg);
+    }
+
+    gr_file_t f = (gr_file_t)calloc(1, sizeof(*f));
+    char *pcopy = f ? strdup(path) : NULL;
+    r = (f && pcopy) ? GR_SUCCESS : GR_ERR_NOMEM;
+    if (r != GR_SUCCESS)
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "cannot allocate the file object");
+    r = gr_agree(ctx->comm, r);
+    if (r != GR_SUCCESS) {
+        free(pcopy);
+        free(f);
+        MPI_File_close(&fh);
+        return r;
+    }
+    f->ctx = ctx;
+    f->fh = fh;
+    f->path = pcopy;
+    f->esz = gr_dtype_size((gr_dtype_t)p.dtype);
+    gr_file_info_t *in = &f->info;
+    in->path = f->path;
+    in->format = (gr_file_format_t)p.format;
+    in->dtype = (gr_dtype_t)p.dtype;
+    in->count = p.count;
+    in->data_offset = p.data_offset;
+    in->file_bytes = p.file_bytes;
+    in->npy_version = p.npy_version;
+    snprintf(in->descr, sizeof(in->descr), "%s", p.descr);
+    snprintf(in->shape, sizeof(in->shape), "%s", p.shape);
+    uint64_t chunk = cfg.chunk_bytes ? cfg.chunk_bytes : GR_FILE_CHUNK_DEFAULT;
+    uint64_t elems = chunk / f->esz;
+    in->chunk_bytes = (elems ? elems : 1) * f->esz;
+    GR_INFO(GR_SUB_IO, "input '%s': %s, %s %s, %llu elements at byte %llu, chunk %llu bytes", path,
+            in->format == GR_FILE_NPY ? "npy" : "raw", gr_dtype_name(in->dtype), in->shape,
+            (unsigned long long)in->count, (unsigned long long)in->data_offset, (unsigned long long)in->chunk_bytes);
+    *out = f;
+    return GR_SUCCESS;
+}
+
+gr_result_t gr_file_close(gr_file_t f)
+{
+    if (!f)
+        return GR_SUCCESS;
+    int rc = MPI_File_close(&f->fh);
+    free(f->path);
+    free(f);
+    if (rc != MPI_SUCCESS)
+        GR_FAIL(GR_ERR_MPI, "MPI_File_close of an input file failed");
+    return GR_SUCCESS;
+}
+
+void gr_file_get_info(gr_file_t f, gr_file_info_t *info) { *info = f->info; }
+
+gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_value_t *out, gr_io_timing_t *timing)
+{
+    if (!ctx || !f || !d || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_file: ctx, file, desc and out must not be NULL");
+    GR_CHECK(gr_desc_validate(d));
+    if (d->dtype != f->info.dtype)
+        GR_FAIL(GR_ERR_INVALID_ARG, "descriptor dtype %s differs from the file's %s", gr_dtype_name(d->dtype),
+                gr_dtype_name(f->info.dtype));
+    if (d->root < 0 || d->root >= ctx->size)
+        GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
+    gr_io_timing_t t;
+    memset(&t, 0, sizeof(t));
+    uint64_t n = f->info.count, b, e;
+    gr_shard_range(n, ctx->size, ctx->rank, &b, &e);
+    /* shards differ by at most one element: every rank can count the reads */
+    uint64_t max_shard = n / (uint64_t)ctx->size + (n % (uint64_t)ctx->size ? 1 : 0);
+    uint64_t chunk_elems = f->info.chunk_bytes / f->esz;
+    uint64_t nchunks = (max_shard + chunk_elems - 1) / chunk_elems;
+
+    gr_partial_t part;
+    double t0 = gr_now();
+    gr_result_t r = gr_pipeline_reduce_file(ctx, f->fh, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
+                                            nchunks, d, &part, &t);
+    if (r != GR_SUCCESS) {
+        gr_partial_init(&part);
+        part.failed = 1;
+        part.failed_rank = ctx->rank;
+        part.failed_code = r;
+    }
+    double t1 = gr_now();
+    gr_result_t rc = gr_combine(ctx, d, &part, out);
+    double t2 = gr_now();
+    t.local = t1 - t0;
+    t.combine = t2 - t1;
+    t.total = t2 - t0;
+    if (timing)
+        *timing = t;
+    /* only the root learns of a peer's failure in the combine: tell everyone */
+    return gr_agree(ctx->comm, r != GR_SUCCESS ? r : rc);
+}
+
+/* ---- gen: the synthetic dataset as a .npy ----------------------------- */
+
+/* Rank 0: may we write path? Creates it when it does not exist. */
+static void probe_output(const char *path, int overwrite, probe_t *p, int *created)
+{
+    struct stat sb;
+    *created = 0;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            probe_fail(p, GR_ERR_IO, "is a directory; give a file name such as data.npy");
+            return;
+        }
+        if (!overwrite) {
+            probe_fail(p, GR_ERR_IO, "exists; pass --force to overwrite it");
+            return;
+        }
+        if (!S_ISREG(sb.st_mode)) {
+            probe_fail(p, GR_ERR_IO, "is not a regular file; refusing to write to it");
+            return;
+        }
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            probe_fail(p, GR_ERR_IO, "cannot open it for writing: %s", strerror(errno));
+            return;
+        }
+        close(fd);
+        return;
+    }
+    if (errno != ENOENT) {
+        probe_fail(p, GR_ERR_IO, "cannot stat it: %s", strerror(errno));
+        return;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            probe_fail(p, GR_ERR_IO, "cannot create it: its directory does not exist");
+        else
+            probe_fail(p, GR_ERR_IO, "cannot create it: %s", strerror(e));
+        return;
+    }
+    close(fd);
+    *created = 1;
+}
+
+gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t dtype, gr_gen_t gen, uint64_t seed,
+                                    uint64_t n, int overwrite, uint64_t chunk_bytes)
+{
+    if (!ctx || !path || !*path)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_file_write_synthetic: ctx and path must be given");
+    if ((unsigned)dtype >= GR_DTYPE_COUNT || (unsigned)gen >= GR_GEN_COUNT)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "unknown dtype %d or generator %d", (int)dtype, (int)gen);
+    if ((dtype == GR_I32 || dtype == GR_I64) && (gen == GR_GEN_UNIFORM || gen == GR_GEN_NORMAL))
+        IO_FAIL_ROOT(ctx, GR_ERR_UNSUPPORTED, "generator %s makes real numbers; use it with f32 or f64, or use ones, "
+                                              "iota, randint or stress with %s", gr_gen_name(gen), gr_dtype_name(dtype));
+    if (chunk_bytes > GR_FILE_CHUNK_MAX)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "chunk of %llu bytes is larger than the most one write may take (%llu)",
+                     (unsigned long long)chunk_bytes, (unsigned long long)GR_FILE_CHUNK_MAX);
+    size_t esz = gr_dtype_size(dtype);
+    if (n > (UINT64_MAX - 4096) / esz)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "%llu %s elements overflow a 64-bit file size", (unsigned long long)n,
+                     gr_dtype_name(dtype));
+    char header[4096];
+    size_t hlen = gr_npy_format_header(header, sizeof(header), gr_npy_descr_of(dtype), &n, 1);
+    if (hlen == 0)
+        GR_FAIL(GR_ERR_INTERNAL, "cannot format a .npy header; report this as a bug");
+
+    probe_t p;
+    memset(&p, 0, sizeof(p));
+    int created = 0;
+    if (ctx->rank == 0)
+        probe_output(path, overwrite, &p, &created);
+    GR_MPI_CHECK(MPI_Bcast(&p, (int)sizeof(p), MPI_BYTE, 0, ctx->comm));
+    if (p.code != GR_SUCCESS)
+        IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "output '%s': %s", path, p.msg);
+
+    MPI_File fh = MPI_FILE_NULL;
+    gr_result_t r = GR_SUCCESS;
+    int rc = MPI_File_open(ctx->comm, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS) {
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': MPI_File_open (write) failed", path);
+        r = GR_ERR_IO;
+    }
+    r = gr_agree(ctx->comm, r);
+    if (r != GR_SUCCESS) {
+        if (ctx->rank == 0 && created)
+            unlink(path);
+        return r;
+    }
+    uint64_t total = (uint64_t)hlen + n * esz;
+    if (MPI_File_set_size(fh, (MPI_Offset)total) != MPI_SUCCESS) {
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': cannot set its size to %llu bytes; is the "
+                                                            "file system full?", path, (unsigned long long)total);
+        r = GR_ERR_IO;
+    }
+    if (r == GR_SUCCESS && ctx->rank == 0) {
+        MPI_Status st;
+        if (MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &st) != MPI_SUCCESS) {
+            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': writing the header failed", path);
+            r = GR_ERR_IO;
+        }
+    }
+
+    /* every rank: its shard, generated on the host in chunks */
+    uint64_t b, e;
+    gr_shard_range(n, ctx->size, ctx->rank, &b, &e);
+    uint64_t max_shard = n / (uint64_t)ctx->size + (n % (uint64_t)ctx->size ? 1 : 0);
+    uint64_t celems = (chunk_bytes ? chunk_bytes : GR_FILE_CHUNK_DEFAULT) / esz;
+    if (celems == 0)
+        celems = 1;
+    uint64_t nchunks = (max_shard + celems - 1) / celems;
+    void *cpu = NULL;
+    void *buf = NULL;
+    if (r == GR_SUCCESS && e > b) {
+        r = gr_backend_cpu_ops.init(ctx, &cpu);
+        if (r == GR_SUCCESS) {
+            buf = malloc((size_t)celems * esz);
+            if (!buf) {
+                gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "cannot allocate a %llu-byte write buffer; use "
+                                                                    "a smaller --chunk", (unsigned long long)(celems * esz));
+                r = GR_ERR_NOMEM;
+            }
+        }
+    }
+    static char dummy[64];
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        uint64_t first = b + k * celems;
+        uint64_t cnt = (r != GR_SUCCESS || first >= e) ? 0 : (e - first < celems ? e - first : celems);
+        if (cnt)
+            r = gr_backend_cpu_ops.generate(ctx, cpu, buf, dtype, gen, seed, first, cnt);
+        if (r != GR_SUCCESS)
+            cnt = 0;
+        MPI_Status st;
+        rc = MPI_File_write_at_all(fh, (MPI_Offset)(hlen + first * esz), cnt ? buf : dummy, (int)(cnt * esz), MPI_BYTE,
+                                   &st);
+        if (rc != MPI_SUCCESS && r == GR_SUCCESS) {
+            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': MPI_File_write_at_all of %llu bytes at "
+                                                                "%llu failed; is the file system full?",
+                   path, (unsigned long long)(cnt * esz), (unsigned long long)(hlen + first * esz));
+            r = GR_ERR_IO;
+        }
+    }
+    free(buf);
+    if (cpu)
+        gr_backend_cpu_ops.fini(ctx, cpu);
+    if (MPI_File_close(&fh) != MPI_SUCCESS && r == GR_SUCCESS) {
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': closing it failed", path);
+        r = GR_ERR_IO;
+    }
+    r = gr_agree(ctx->comm, r);
+    if (r != GR_SUCCESS && ctx->rank == 0)
+        unlink(path); /* no half-written dataset left behind */
+    return r;
+}

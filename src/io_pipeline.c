@@ -1,0 +1,263 @@
+/*
+ * io_pipeline.c - read a file shard in chunks with collective MPI-IO and
+ * reduce chunk k while chunk k+1 is read (see gr_stream.h).
+ *
+ * The generic stream works for any backend: each chunk is reduced by
+ * ctx->ops->reduce on host memory in a helper thread, so the main thread
+ * (the only one that calls MPI) reads the next chunk meanwhile. Each chunk
+ * gives an exact partial and the partials are merged in chunk order, so in
+ * exact mode the result is independent of the chunk size.
+ */
+#include "gr_stream.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the generic stream: a helper thread per chunk -------------------- */
+
+typedef struct generic_slot {
+    void *buf;
+    pthread_t tid;
+    int running;   /* a helper thread owns this slot */
+    int pending;   /* begin was called and end was not */
+    uint64_t count;
+    gr_desc_t d;
+    gr_partial_t part;
+    gr_result_t r;
+    double busy;
+} generic_slot_t;
+
+typedef struct generic_stream {
+    gr_ctx_t ctx;
+    void *bstate;
+    generic_slot_t slot[GR_STREAM_SLOTS];
+} generic_stream_t;
+
+typedef struct generic_job {
+    generic_stream_t *s;
+    int slot;
+} generic_job_t;
+
+static void generic_run(generic_stream_t *s, generic_slot_t *sl)
+{
+    double t0 = gr_now();
+    sl->r = s->ctx->ops->reduce(s->ctx, s->bstate, sl->buf, 0, sl->count, &sl->d, &sl->part);
+    sl->busy = gr_now() - t0;
+}
+
+static void *generic_thread(void *arg)
+{
+    generic_stream_t *s = ((generic_job_t *)arg)->s;
+    int k = ((generic_job_t *)arg)->slot;
+    free(arg);
+    generic_run(s, &s->slot[k]);
+    return NULL;
+}
+
+static void generic_close(void *stream)
+{
+    generic_stream_t *s = (generic_stream_t *)stream;
+    if (!s)
+        return;
+    for (int k = 0; k < GR_STREAM_SLOTS; ++k) {
+        if (s->slot[k].running)
+            pthread_join(s->slot[k].tid, NULL);
+        free(s->slot[k].buf);
+    }
+    free(s);
+}
+
+static gr_result_t generic_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void **stream)
+{
+    generic_stream_t *s = (generic_stream_t *)calloc(1, sizeof(*s));
+    if (!s)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate the input pipeline state");
+    s->ctx = ctx;
+    s->bstate = bstate;
+    size_t bytes = (chunk_bytes + 63) & ~(size_t)63;
+    for (int k = 0; k < GR_STREAM_SLOTS; ++k) {
+        s->slot[k].buf = aligned_alloc(64, bytes ? bytes : 64);
+        if (!s->slot[k].buf) {
+            generic_close(s);
+            GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d read buffers of %zu bytes; use a smaller --chunk",
+                    GR_STREAM_SLOTS, bytes);
+        }
+    }
+    *stream = s;
+    return GR_SUCCESS;
+}
+
+static void *generic_buffer(void *stream, int slot) { return ((generic_stream_t *)stream)->slot[slot].buf; }
+
+static gr_result_t generic_begin(void *stream, int slot, uint64_t count, const gr_desc_t *d)
+{
+    generic_stream_t *s = (generic_stream_t *)stream;
+    generic_slot_t *sl = &s->slot[slot];
+    if (sl->pending)
+        GR_FAIL(GR_ERR_INTERNAL, "input pipeline: slot %d reused before its chunk finished; report this as a bug",
+                slot);
+    sl->count = count;
+    sl->d = *d;
+    sl->r = GR_SUCCESS;
+    sl->busy = 0;
+    sl->pending = 1;
+    generic_job_t *job = (generic_job_t *)malloc(sizeof(*job));
+    if (job) {
+        job->s = s;
+        job->slot = slot;
+        if (pthread_create(&sl->tid, NULL, generic_thread, job) == 0) {
+            sl->running = 1;
+            return GR_SUCCESS;
+        }
+        free(job);
+    }
+    /* no thread to spare: reduce now, without overlap but correctly */
+    GR_DEBUGLOG(GR_SUB_IO, "input pipeline: no helper thread, reducing chunk in line");
+    generic_run(s, sl);
+    return GR_SUCCESS;
+}
+
+static gr_result_t generic_end(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s)
+{
+    (void)d;
+    generic_stream_t *s = (generic_stream_t *)stream;
+    generic_slot_t *sl = &s->slot[slot];
+    if (!sl->pending)
+        return GR_SUCCESS;
+    if (sl->running) {
+        pthread_join(sl->tid, NULL);
+        sl->running = 0;
+    }
+    sl->pending = 0;
+    if (busy_s)
+        *busy_s = sl->busy;
+    if (sl->r != GR_SUCCESS)
+        return sl->r; /* the backend logged why */
+    gr_partial_merge(acc, &sl->part);
+    return GR_SUCCESS;
+}
+
+const gr_stream_ops_t gr_stream_generic_ops = {
+    "generic", generic_open, generic_buffer, generic_begin, generic_end, generic_close,
+};
+
+/* The cuda backend's own stream, when backend_cuda.c defines it (gr_stream.h). */
+extern const gr_stream_ops_t gr_backend_cuda_stream_ops __attribute__((weak));
+
+const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx)
+{
+    if (ctx->backend == GR_BACKEND_CUDA && &gr_backend_cuda_stream_ops != NULL)
+        return &gr_backend_cuda_stream_ops;
+    return &gr_stream_generic_ops;
+}
+
+/* ---- the read loop ------------------------------------------------------ */
+
+/* The state of one file reduction: what to read and the first error. */
+typedef struct pipe {
+    MPI_File fh;
+    uint64_t byte_off, count, chunk_elems;
+    size_t esz;
+    const gr_stream_ops_t *so;
+    void *stream;
+    gr_result_t r;
+    gr_io_timing_t *t;
+} pipe_t;
+
+/* Elements in chunk k of this rank (0 past the end of its shard). */
+static uint64_t chunk_count(const pipe_t *p, uint64_t k)
+{
+    uint64_t first = k * p->chunk_elems;
+    if (first >= p->count)
+        return 0;
+    return p->count - first < p->chunk_elems ? p->count - first : p->chunk_elems;
+}
+
+/* Collective read of chunk k into its slot. After a failure this rank reads
+ * 0 bytes, but it still takes part, so no peer waits for it forever. */
+static void read_chunk(pipe_t *p, uint64_t k)
+{
+    static char dummy[64]; /* target of 0-byte reads */
+    uint64_t n = p->r == GR_SUCCESS ? chunk_count(p, k) : 0;
+    void *buf = n ? p->so->buffer(p->stream, (int)(k % GR_STREAM_SLOTS)) : dummy;
+    int want = (int)(n * p->esz);
+    MPI_Offset off = (MPI_Offset)(p->byte_off + k * p->chunk_elems * p->esz);
+    MPI_Status st;
+    memset(&st, 0, sizeof(st));
+    double t0 = gr_now();
+    int rc = MPI_File_read_at_all(p->fh, off, buf, want, MPI_BYTE, &st);
+    p->t->read += gr_now() - t0;
+    p->t->chunks++;
+    if (p->r != GR_SUCCESS)
+        return;
+    if (rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int mlen = 0;
+        MPI_Error_string(rc, msg, &mlen);
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
+               "MPI_File_read_at_all of %d bytes at offset %lld failed: %s; check the file system", want,
+               (long long)off, msg);
+        p->r = GR_ERR_IO;
+        return;
+    }
+    int got = 0;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    if (got != want) {
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
+               "short read: %d of %d bytes at offset %lld; the file shrank while it was being read", got, want,
+               (long long)off);
+        p->r = GR_ERR_IO;
+        return;
+    }
+    p->t->bytes += (uint64_t)want;
+}
+
+gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+                                    uint64_t chunk_elems, uint64_t nchunks, const gr_desc_t *d, gr_partial_t *acc,
+                                    gr_io_timing_t *t)
+{
+    gr_partial_init(acc);
+    pipe_t p;
+    memset(&p, 0, sizeof(p));
+    p.fh = fh;
+    p.byte_off = byte_off;
+    p.count = count;
+    p.chunk_elems = chunk_elems;
+    p.esz = esz;
+    p.so = gr_stream_ops_for(ctx);
+    p.r = GR_SUCCESS;
+    p.t = t;
+    if (count > 0) {
+        p.r = p.so->open(ctx, ctx->bstate, (size_t)(chunk_elems * esz), &p.stream);
+        if (p.r != GR_SUCCESS)
+            p.stream = NULL;
+    }
+    GR_DEBUGLOG(GR_SUB_IO, "pipeline (%s stream): %llu elements at byte %llu, %llu reads of <= %llu elements",
+                p.so->name, (unsigned long long)count, (unsigned long long)byte_off, (unsigned long long)nchunks,
+                (unsigned long long)chunk_elems);
+    if (nchunks > 0)
+        read_chunk(&p, 0);
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        int slot = (int)(k % GR_STREAM_SLOTS);
+        uint64_t n = chunk_count(&p, k);
+        int began = 0;
+        if (p.r == GR_SUCCESS && n > 0) {
+            p.r = p.so->begin(p.stream, slot, n, d);
+            began = p.r == GR_SUCCESS;
+        }
+        if (k + 1 < nchunks)
+            read_chunk(&p, k + 1); /* overlaps the reduction of chunk k */
+        if (began) {
+            double busy = 0, t0 = gr_now();
+            gr_result_t re = p.so->end(p.stream, slot, d, acc, &busy);
+            t->stall += gr_now() - t0;
+            t->reduce += busy;
+            if (re != GR_SUCCESS && p.r == GR_SUCCESS)
+                p.r = re;
+        }
+    }
+    if (p.stream)
+        p.so->close(p.stream);
+    return p.r;
+}
