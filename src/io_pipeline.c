@@ -229,7 +229,8 @@ gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off
     p.r = GR_SUCCESS;
     p.t = t;
     if (count > 0) {
-        p.r = p.so->open(ctx, ctx->bstate, (size_t)(chunk_elems * esz), &p.stream);
+        uint64_t cap = chunk_elems < count ? chunk_elems : count; /* small shards need small buffers */
+        p.r = p.so->open(ctx, ctx->bstate, (size_t)(cap * esz), &p.stream);
         if (p.r != GR_SUCCESS)
             p.stream = NULL;
     }

@@ -26,6 +26,12 @@ typedef struct cli_opts {
     int verify, help, version, topo;
     int scale_kind;        /* scale: CLI_SCALE_WEAK or CLI_SCALE_STRONG, 0 unset */
     uint64_t scale_size;   /* scale: elements per rank (weak) or in total (strong) */
+    const char *input;     /* --input PATH: reduce a .npy or raw file (input.c) */
+    uint64_t offset;       /* --offset BYTES: raw files */
+    uint64_t chunk;        /* --chunk SIZE: bytes per read/write per rank, 0 = default */
+    const char *out;       /* gen: --out PATH */
+    int force;             /* gen: overwrite --out */
+    uint64_t given;        /* bit k: option k of the table was given (see cli_given) */
 } cli_opts_t;
 
 enum { CLI_SCALE_WEAK = 1, CLI_SCALE_STRONG = 2 };
@@ -33,6 +39,16 @@ enum { CLI_SCALE_WEAK = 1, CLI_SCALE_STRONG = 2 };
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);
+/* Non-zero when option `name` (without "--") was on the command line. */
+int cli_given(const cli_opts_t *o, const char *name);
+
+/* ---- input.c ---- */
+
+/* `gpureduce --input PATH`: reduce a file's values; `gpureduce gen`: write a
+ * synthetic dataset as .npy. Called after MPI_Init; call MPI_Finalize;
+ * return the exit status. */
+int cli_input_run(cli_opts_t *o);
+int cli_gen_run(cli_opts_t *o);
 
 /* ---- scale.c ---- */
 

@@ -371,5 +371,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(o.cmd, "scale"))
         return cli_scale_run(&o);
+    if (!strcmp(o.cmd, "gen"))
+        return cli_gen_run(&o);
+    if (o.input)
+        return cli_input_run(&o);
     return run_reduce(&o);
 }

@@ -219,6 +219,36 @@ static int set_cuda_block(cli_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+static int set_input(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!*a)
+        ERR("--input: the path is empty");
+    o->input = a;
+    return 0;
+}
+
+static int set_offset(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (parse_u64(a, &o->offset))
+        ERR("--offset: '%s' is not a non-negative byte count", a);
+    return 0;
+}
+
+static int set_chunk(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (gr_parse_size(a, &o->chunk) != GR_SUCCESS || o->chunk == 0 || o->chunk > GR_FILE_CHUNK_MAX)
+        ERR("--chunk: '%s' is not a byte count in 1..1G (use e.g. 4M, 64M, 1G)", a);
+    return 0;
+}
+
+static int set_out(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!*a)
+        ERR("--out: the path is empty");
+    o->out = a;
+    return 0;
+}
+
 #define FLAG_SETTER(fn, field)                                              \
     static int fn(cli_opts_t *o, const char *a, char *err, size_t len)      \
     {                                                                       \
@@ -234,6 +264,7 @@ FLAG_SETTER(set_version, o->version)
 FLAG_SETTER(set_topo, o->topo)
 FLAG_SETTER(set_share, o->cfg.share_gpus)
 FLAG_SETTER(set_all_ranks, o->desc.all_ranks)
+FLAG_SETTER(set_force, o->force)
 
 static const cli_option_t options[] = {
     {"n", "SIZE", "global element count (default 2^24); SIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40)", set_n},
@@ -258,15 +289,24 @@ static const cli_option_t options[] = {
     {"cuda-block", "B", "debug: force the reduce kernel's block size (128, 256, 512, 1024)", set_cuda_block},
     {"weak", "SIZE", "scale: weak study, SIZE elements per rank on 1, 2, 4, ..., np ranks", set_weak},
     {"strong", "SIZE", "scale: strong study, SIZE elements in total on 1, 2, 4, ..., np ranks", set_strong},
+    {"input", "PATH", "reduce the values of a .npy file, or a raw file with --dtype (see README Input files)",
+     set_input},
+    {"offset", "BYTES", "raw --input: bytes to skip before the first element (default 0)", set_offset},
+    {"chunk", "SIZE", "--input / gen: bytes per read or write per rank (default 64M, at most 1G)", set_chunk},
+    {"out", "PATH", "gen: the .npy file to write", set_out},
+    {"force", NULL, "gen: overwrite --out if it exists", set_force},
     {"help", NULL, "this text", set_help},
     {"version", NULL, "print the version", set_version},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
+_Static_assert(sizeof(options) / sizeof(options[0]) <= 64, "cli_opts_t.given has one bit per option");
 
 void cli_usage(FILE *f)
 {
     fprintf(f, "usage: mpirun -np N gpureduce [options]\n"
-               "       mpirun -np N gpureduce scale --weak SIZE | --strong SIZE [options]\n\n"
+               "       mpirun -np N gpureduce scale --weak SIZE | --strong SIZE [options]\n"
+               "       mpirun -np N gpureduce --input PATH [--dtype T] [--offset BYTES] [--chunk SIZE] [options]\n"
+               "       mpirun -np N gpureduce gen --out PATH --n SIZE [--gen G] [--dtype T] [--seed S] [--force]\n\n"
                "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
                "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
     for (int i = 0; i < NOPTIONS; ++i) {
@@ -292,6 +332,10 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
     int first = 1;
     if (argc > 1 && !strcmp(argv[1], "scale")) {
         o->cmd = "scale";
+        first = 2;
+    }
+    if (argc > 1 && !strcmp(argv[1], "gen")) {
+        o->cmd = "gen";
         first = 2;
     }
     for (int i = first; i < argc; ++i) {
@@ -322,10 +366,23 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
         }
         if (opt->set(o, val, err, len))
             return CLI_EXIT_USAGE;
+        o->given |= (uint64_t)1 << (opt - options);
     }
     if (o->have_n && o->have_per_rank)
         ERR("--n and --per-rank exclude each other: give the global count or the count per rank");
     if (o->scale_kind && strcmp(o->cmd, "scale") != 0)
         ERR("--weak and --strong belong to the scale command: gpureduce scale --weak SIZE | --strong SIZE");
+    if ((cli_given(o, "offset") || cli_given(o, "chunk")) && !o->input && strcmp(o->cmd, "gen") != 0)
+        ERR("--offset and --chunk belong to --input PATH (and --chunk to gen)");
+    if ((o->out || o->force) && strcmp(o->cmd, "gen") != 0)
+        ERR("--out and --force belong to the gen command: gpureduce gen --out PATH --n SIZE ...");
+    return 0;
+}
+
+int cli_given(const cli_opts_t *o, const char *name)
+{
+    for (int k = 0; k < NOPTIONS; ++k)
+        if (!strcmp(options[k].name, name))
+            return (int)((o->given >> k) & 1u);
     return 0;
 }

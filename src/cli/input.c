@@ -1,0 +1,372 @@
+/*
+ * input.c - `gpureduce --input PATH` (reduce a .npy or raw file) and
+ * `gpureduce gen` (write a synthetic dataset as .npy).
+ *
+ * Bad input is reported by the library: one line from rank 0 naming the file
+ * and the problem, and every rank gets the same error code. So these runs end
+ * with MPI_Finalize and exit status 1, without MPI_Abort's extra text and
+ * without printing a result.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int g_rank = 0;
+
+/* A failure that is not the input's fault (context, MPI): end the job. */
+static void input_die(gr_result_t r, const char *what)
+{
+    fprintf(stderr, "[rank %d] gpureduce: %s failed: %s; the messages above say why and what to do. "
+                    "Aborting the job.\n",
+            g_rank, what, gr_strerror(r));
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
+    exit(CLI_EXIT_FAIL); /* not reached */
+}
+
+static int input_usage_error(const char *msg)
+{
+    if (g_rank == 0) {
+        fprintf(stderr, "gpureduce: %s\nTry 'gpureduce --help' for the options.\n", msg);
+        fflush(stderr);
+    }
+    MPI_Finalize();
+    return CLI_EXIT_USAGE;
+}
+
+/* Every rank already agrees on the failure and rank 0 has said why. */
+static int input_failed(gr_ctx_t ctx, gr_file_t f)
+{
+    gr_file_close(f);
+    gr_ctx_destroy(ctx);
+    MPI_Finalize();
+    return CLI_EXIT_FAIL;
+}
+
+/* The first option of names[] that was given, or NULL. */
+static const char *first_given(const cli_opts_t *o, const char *const *names, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (cli_given(o, names[i]))
+            return names[i];
+    return NULL;
+}
+
+static int same_bits(const gr_value_t *a, const gr_value_t *b)
+{
+    if (a->is_integer && !a->overflow && !b->overflow)
+        return a->i == b->i;
+    return a->overflow == b->overflow && memcmp(&a->f, &b->f, sizeof(double)) == 0;
+}
+
+static void json_number(FILE *f, const gr_value_t *v)
+{
+    if (v->is_integer && !v->overflow)
+        fprintf(f, "%lld", (long long)v->i);
+    else if (isfinite(v->f))
+        fprintf(f, "%.17g", v->f);
+    else
+        fprintf(f, "null");
+}
+
+static const char *format_name(gr_file_format_t f) { return f == GR_FILE_NPY ? "npy" : "raw"; }
+
+/* Timings of one run, slowest rank, in the order they are printed. */
+enum { T_READ, T_REDUCE, T_STALL, T_LOCAL, T_COMBINE, T_TOTAL, T_COUNT };
+static const char *const t_names[T_COUNT] = {"read", "reduce", "stall", "local", "combine", "total"};
+
+int cli_input_run(cli_opts_t *o)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    int np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    static const char *const synthetic[] = {"n", "per-rank", "gen", "seed", "verify", "topo"};
+    const char *bad = first_given(o, synthetic, 6);
+    if (bad) {
+        char m[160];
+        snprintf(m, sizeof(m), "--%s does not apply to --input: the values come from the file", bad);
+        return input_usage_error(m);
+    }
+    if (o->desc.root >= np) {
+        char m[128];
+        snprintf(m, sizeof(m), "--root %d: the job has only %d rank(s)", o->desc.root, np);
+        return input_usage_error(m);
+    }
+    int R = cli_given(o, "repeat") ? o->repeat : 1;    /* a file is read once unless asked */
+    int W = cli_given(o, "warmup") ? o->warmup : 0;
+
+    gr_ctx_t ctx = NULL;
+    gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
+    if (r != GR_SUCCESS)
+        input_die(r, "creating the context");
+    gr_backend_t backend = gr_ctx_backend(ctx);
+
+    gr_file_config_t fc;
+    gr_file_config_init(&fc);
+    fc.have_dtype = cli_given(o, "dtype");
+    fc.dtype = o->desc.dtype;
+    fc.offset = o->offset;
+    fc.chunk_bytes = o->chunk;
+    gr_file_t f = NULL;
+    r = gr_file_open(ctx, o->input, &fc, &f);
+    if (r != GR_SUCCESS)
+        return input_failed(ctx, NULL);
+    gr_file_info_t info;
+    gr_file_get_info(f, &info);
+    o->desc.dtype = info.dtype;
+    char why[256];
+    if (gr_desc_check(&o->desc, why, sizeof(why)) != GR_SUCCESS) {
+        gr_file_close(f);
+        gr_ctx_destroy(ctx);
+        char m[400];
+        snprintf(m, sizeof(m), "input '%s' holds %s: %s", o->input, gr_dtype_name(info.dtype), why);
+        return input_usage_error(m);
+    }
+
+    double *t[T_COUNT], *tm[T_COUNT];
+    for (int k = 0; k < T_COUNT; ++k) {
+        t[k] = calloc((size_t)R, sizeof(double));
+        tm[k] = calloc((size_t)R, sizeof(double));
+        if (!t[k] || !tm[k])
+            input_die(GR_ERR_NOMEM, "allocating timing arrays");
+    }
+    gr_value_t *vals = calloc((size_t)R, sizeof(gr_value_t));
+    if (!vals)
+        input_die(GR_ERR_NOMEM, "allocating result arrays");
+    uint64_t chunks = 0;
+    for (int w = 0; w < W; ++w) {
+        gr_value_t v;
+        if (gr_reduce_file(ctx, f, &o->desc, &v, NULL) != GR_SUCCESS)
+            return input_failed(ctx, f);
+    }
+    for (int k = 0; k < R; ++k) {
+        gr_io_timing_t io;
+        if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+            input_die(GR_ERR_MPI, "MPI_Barrier");
+        if (gr_reduce_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
+            return input_failed(ctx, f);
+        t[T_READ][k] = io.read;
+        t[T_REDUCE][k] = io.reduce;
+        t[T_STALL][k] = io.stall;
+        t[T_LOCAL][k] = io.local;
+        t[T_COMBINE][k] = io.combine;
+        t[T_TOTAL][k] = io.total;
+        chunks = io.chunks;
+    }
+    for (int k = 0; k < T_COUNT; ++k)
+        if (MPI_Reduce(t[k], tm[k], R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            input_die(GR_ERR_MPI, "gathering timings");
+
+    gr_value_t res = vals[0];
+    int repeatable = 1;
+    if (g_rank == o->desc.root)
+        for (int k = 1; k < R; ++k)
+            if (!same_bits(&vals[k], &vals[0]))
+                repeatable = 0;
+    if (o->desc.root != 0) {
+        if (g_rank == o->desc.root) {
+            MPI_Send(&res, (int)sizeof(res), MPI_BYTE, 0, 7301, MPI_COMM_WORLD);
+            MPI_Send(&repeatable, 1, MPI_INT, 0, 7302, MPI_COMM_WORLD);
+        } else if (g_rank == 0) {
+            MPI_Recv(&res, (int)sizeof(res), MPI_BYTE, o->desc.root, 7301, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&repeatable, 1, MPI_INT, o->desc.root, 7302, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
+
+    FILE *out = stdout;
+    if (g_rank == 0) {
+        double med[T_COUNT], mn[T_COUNT], mx[T_COUNT];
+        double *tmp = malloc(sizeof(double) * (size_t)R);
+        if (!tmp)
+            input_die(GR_ERR_NOMEM, "allocating timing arrays");
+        for (int k = 0; k < T_COUNT; ++k) {
+            memcpy(tmp, tm[k], sizeof(double) * (size_t)R);
+            stats3(tmp, R, &med[k], &mn[k], &mx[k]);
+        }
+        free(tmp);
+        double bytes = (double)info.count * (double)gr_dtype_size(info.dtype);
+        double gb_read = med[T_READ] > 0 ? bytes / med[T_READ] / 1e9 : 0;
+        double gb_reduce = med[T_REDUCE] > 0 ? bytes / med[T_REDUCE] / 1e9 : 0;
+        double gb_total = med[T_TOTAL] > 0 ? bytes / med[T_TOTAL] / 1e9 : 0;
+        char dec[64], hex[64];
+        value_text(&res, dec, sizeof(dec), hex, sizeof(hex));
+        char opname[32];
+        snprintf(opname, sizeof(opname), "%s", gr_op_name(o->desc.op.kind));
+        if (o->desc.op.kind == GR_OP_POWSUM)
+            snprintf(opname, sizeof(opname), "powsum:%d", o->desc.op.power);
+        char version[16] = "";
+        if (info.format == GR_FILE_NPY)
+            snprintf(version, sizeof(version), " v%d.0", info.npy_version);
+
+        if (o->format == CLI_FMT_TABLE) {
+            fprintf(out, "# gpureduce %s: np %d, input %s (%s%s%s%s%s, shape %s, data at byte %llu)\n",
+                    GR_VERSION_STRING, np, info.path, format_name(info.format), version,
+                    info.descr[0] ? ", descr '" : "", info.descr, info.descr[0] ? "'" : "", info.shape,
+                    (unsigned long long)info.data_offset);
+            fprintf(out, "# n %llu, dtype %s, op %s, mode %s, backend %s, chunk %llu bytes (%llu reads per rank), "
+                         "repeat %d, warmup %d\n",
+                    (unsigned long long)info.count, gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode),
+                    gr_backend_name(backend), (unsigned long long)info.chunk_bytes, (unsigned long long)chunks, R, W);
+        } else if (o->format == CLI_FMT_JSON) {
+            fprintf(out, "{\n  \"np\": %d,\n  \"input\": {\"path\": ", np);
+            json_string(out, info.path);
+            fprintf(out, ", \"format\": \"%s\", \"npy_version\": %d, \"descr\": ", format_name(info.format),
+                    info.npy_version);
+            json_string(out, info.descr);
+            fprintf(out, ", \"shape\": ");
+            json_string(out, info.shape);
+            fprintf(out, ", \"data_offset\": %llu, \"file_bytes\": %llu, \"chunk_bytes\": %llu, \"reads\": %llu},\n",
+                    (unsigned long long)info.data_offset, (unsigned long long)info.file_bytes,
+                    (unsigned long long)info.chunk_bytes, (unsigned long long)chunks);
+            fprintf(out, "  \"n\": %llu,\n  \"dtype\": \"%s\",\n  \"op\": \"%s\",\n  \"mode\": \"%s\",\n"
+                         "  \"backend\": \"%s\",\n",
+                    (unsigned long long)info.count, gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode),
+                    gr_backend_name(backend));
+        }
+        fflush(out);
+        if (o->format != CLI_FMT_CSV)
+            report_placements(ctx, MPI_COMM_WORLD, o->format, out);
+        if (o->format == CLI_FMT_TABLE) {
+            fprintf(out, "%-12s %-24s %-24s backend %s%s\n", "result", dec, hex, gr_backend_name(backend),
+                    res.overflow ? "  OVERFLOW: the exact integer result does not fit in int64" : "");
+            fprintf(out, "%-12s %12s %12s %12s\n", "time (us)", "median", "min", "max");
+            for (int k = 0; k < T_COUNT; ++k)
+                fprintf(out, "%-12s %12.2f %12.2f %12.2f%s\n", t_names[k], med[k] * 1e6, mn[k] * 1e6, mx[k] * 1e6,
+                        k == 0 ? "   (slowest rank)" : "");
+            fprintf(out, "%-12s read %.3f GB/s, reduce %.3f GB/s, end to end %.3f GB/s (aggregate, %.0f bytes)\n",
+                    "bandwidth", gb_read, gb_reduce, gb_total, bytes);
+            fprintf(out, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
+        } else if (o->format == CLI_FMT_CSV) {
+            fprintf(out, "np,input,format,n,dtype,op,mode,backend,chunk_bytes,run,result,result_hex,overflow,read_s,"
+                         "reduce_s,local_s,combine_s,total_s,read_gbps,reduce_gbps,gbps\n");
+            for (int k = 0; k < R; ++k) {
+                char d2[64], h2[64];
+                gr_value_t vk = g_rank == o->desc.root ? vals[k] : res;
+                value_text(&vk, d2, sizeof(d2), h2, sizeof(h2));
+                fprintf(out, "%d,\"%s\",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g\n",
+                        np, info.path, format_name(info.format), (unsigned long long)info.count,
+                        gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode), gr_backend_name(backend),
+                        (unsigned long long)info.chunk_bytes, k, d2, h2, vk.overflow, tm[T_READ][k], tm[T_REDUCE][k],
+                        tm[T_LOCAL][k], tm[T_COMBINE][k], tm[T_TOTAL][k],
+                        tm[T_READ][k] > 0 ? bytes / tm[T_READ][k] / 1e9 : 0.0,
+                        tm[T_REDUCE][k] > 0 ? bytes / tm[T_REDUCE][k] / 1e9 : 0.0,
+                        tm[T_TOTAL][k] > 0 ? bytes / tm[T_TOTAL][k] / 1e9 : 0.0);
+            }
+        } else {
+            fprintf(out, ",\n  \"result\": ");
+            json_number(out, &res);
+            fprintf(out, ",\n  \"result_hex\": \"%s\",\n  \"result_str\": \"%s\",\n  \"overflow\": %s,\n", hex, dec,
+                    res.overflow ? "true" : "false");
+            fprintf(out, "  \"count\": %llu,\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"repeatable\": %s,\n",
+                    (unsigned long long)res.count, R, W, repeatable ? "true" : "false");
+            fprintf(out, "  \"time\": {\n");
+            for (int k = 0; k < T_COUNT; ++k)
+                fprintf(out, "    \"%s\": {\"median\": %.9g, \"min\": %.9g, \"max\": %.9g}%s\n", t_names[k], med[k],
+                        mn[k], mx[k], k + 1 < T_COUNT ? "," : "");
+            fprintf(out, "  },\n  \"gbps\": {\"read\": %.6g, \"reduce\": %.6g, \"aggregate\": %.6g}\n}\n", gb_read,
+                    gb_reduce, gb_total);
+        }
+        fflush(out);
+    } else if (o->format != CLI_FMT_CSV) {
+        report_placements(ctx, MPI_COMM_WORLD, o->format, out);
+    }
+
+    for (int k = 0; k < T_COUNT; ++k) {
+        free(t[k]);
+        free(tm[k]);
+    }
+    free(vals);
+    gr_file_close(f);
+    gr_ctx_destroy(ctx);
+    int status = repeatable ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != CLI_EXIT_OK && g_rank == 0)
+        fprintf(stderr, "gpureduce: repeated runs gave different bits\n");
+    MPI_Finalize();
+    return status;
+}
+
+/* Same file: the same path, or the same device and inode. */
+static int same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return 1;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_gen_run(cli_opts_t *o)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    int np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (!o->out)
+        return input_usage_error("gen needs --out PATH (the .npy file to write)");
+    if (o->input)
+        return input_usage_error(same_file(o->input, o->out)
+                                     ? "gen: refusing to write over the --input file"
+                                     : "gen writes --out; --input does not apply to gen");
+    if (!o->have_n && !o->have_per_rank)
+        return input_usage_error("gen needs --n SIZE (or --per-rank SIZE): how many elements to write");
+    static const char *const reduce_only[] = {"op", "mode", "repeat", "warmup", "verify", "root", "all-ranks",
+                                              "topo", "offset", "cuda-grid", "cuda-block"};
+    const char *bad = first_given(o, reduce_only, (int)(sizeof(reduce_only) / sizeof(reduce_only[0])));
+    if (bad) {
+        char m[160];
+        snprintf(m, sizeof(m), "--%s does not apply to gen", bad);
+        return input_usage_error(m);
+    }
+    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) && (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
+        char m[256];
+        snprintf(m, sizeof(m), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, randint or "
+                               "stress with --dtype %s", gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
+        return input_usage_error(m);
+    }
+    uint64_t n = o->n;
+    if (o->have_per_rank) {
+        if (o->per_rank > UINT64_MAX / (uint64_t)np)
+            return input_usage_error("--per-rank times the number of ranks overflows 64 bits");
+        n = o->per_rank * (uint64_t)np;
+    }
+    /* the generators run on the host: no GPU is needed unless asked for */
+    if (!cli_given(o, "backend"))
+        o->cfg.backend = GR_BACKEND_CPU;
+    gr_ctx_t ctx = NULL;
+    gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
+    if (r != GR_SUCCESS)
+        input_die(r, "creating the context");
+    double t0 = MPI_Wtime();
+    r = gr_file_write_synthetic(ctx, o->out, o->desc.dtype, o->gen, o->seed, n, o->force, o->chunk);
+    double dt = MPI_Wtime() - t0;
+    gr_ctx_destroy(ctx);
+    if (r != GR_SUCCESS) {
+        MPI_Finalize();
+        return CLI_EXIT_FAIL;
+    }
+    if (g_rank == 0) {
+        double bytes = (double)n * (double)gr_dtype_size(o->desc.dtype);
+        if (o->format == CLI_FMT_JSON) {
+            printf("{\n  \"out\": ");
+            json_string(stdout, o->out);
+            printf(",\n  \"np\": %d,\n  \"n\": %llu,\n  \"dtype\": \"%s\",\n  \"gen\": \"%s\",\n  \"seed\": %llu,\n"
+                   "  \"data_bytes\": %.0f,\n  \"seconds\": %.6g,\n  \"gbps\": %.6g\n}\n",
+                   np, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
+                   (unsigned long long)o->seed, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
+        } else if (o->format == CLI_FMT_CSV) {
+            printf("out,np,n,dtype,gen,seed,data_bytes,seconds,gbps\n\"%s\",%d,%llu,%s,%s,%llu,%.0f,%.6g,%.6g\n", o->out,
+                   np, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
+                   (unsigned long long)o->seed, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
+        } else {
+            printf("wrote %s: n %llu, dtype %s, gen %s, seed %llu, np %d, %.0f data bytes in %.3f s (%.3f GB/s)\n",
+                   o->out, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
+                   (unsigned long long)o->seed, np, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
+        }
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return CLI_EXIT_OK;
+}
