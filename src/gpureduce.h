@@ -185,8 +185,11 @@ gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len);
  * Floating inputs: value in .f (f32 input is accumulated and reported in f64
  * in fast mode; in exact mode .f holds the f32-rounded value). Integer inputs
  * with sum-like ops: exact value in .i when .overflow is 0; when the exact
- * result does not fit int64 (or a term x^P did not), .overflow is non-zero and
- * .f holds the exact result rounded to double. min/max of integers: .i.
+ * result does not fit int64, .overflow is non-zero and .f holds the exact
+ * result rounded to double; when a term (|x| or x^P) did not fit int64,
+ * .overflow is non-zero and .f is NaN. min/max of integers: .i.
+ * With all_ranks = 0, a rank that is neither the root nor failed itself
+ * returns GR_SUCCESS with .valid = 0 even when another rank failed.
  */
 typedef struct gr_value {
     int valid;         /**< non-zero on ranks that hold the result */

@@ -153,7 +153,8 @@ void gr_partial_finish(const gr_partial_t *p, const gr_desc_t *d, gr_value_t *ou
     int fits = gr_xacc_to_i64(&p->sum, &v);
     out->overflow = (!fits || p->overflow > 0) ? 1 : 0;
     out->i = fits ? v : 0;
-    out->f = gr_xacc_to_double(&p->sum);
+    /* A term that did not fit int64 was not added: no value can be shown then. */
+    out->f = p->overflow > 0 ? NAN : gr_xacc_to_double(&p->sum);
 }
 
 /* MPI user operation: exact and order-free, so MPI may apply it in any tree. */
