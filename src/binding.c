@@ -543,40 +543,51 @@ static void apply_binding(gr_ctx_t ctx, bind_state_t *st, int g)
         snprintf(pl->bound, sizeof(pl->bound), "%s (--bind gpu: GPU's cores are outside the launcher mask)%s",
                  by_launcher, sim);
     } else {
-        int cpu_ok = 1, mem_ok = 1;
-        const char *mem_why = "";
-        char err[96] = "";
-        if (!st->xml && hwloc_set_cpubind(st->topo, target, HWLOC_CPUBIND_PROCESS) != 0) {
-            cpu_ok = 0;
+        /* CPUs: gpureduce binds only where it narrows the launcher's mask;
+         * where the GPU's cores hold the whole mask, the mask stands as the
+         * launcher (or nobody) left it, and `bound` says so. */
+        const char *cpu_by = "gpureduce", *cpu_why = "";
+        if (hwloc_bitmap_isequal(target, st->launcher)) {
+            cpu_by = st->launcher_bound ? "launcher" : NULL;
+            cpu_why = "GPU is local to every core";
+        } else if (!st->xml && hwloc_set_cpubind(st->topo, target, HWLOC_CPUBIND_PROCESS) != 0) {
             list_str(target, cs, sizeof(cs));
             GR_WARN(GR_SUB_BIND, "hwloc_set_cpubind to cores %s failed (%s); running on the launcher's mask",
                     cs, strerror(errno));
-        }
-        if (cpu_ok)
+            cpu_by = st->launcher_bound ? "launcher" : NULL;
+            cpu_why = "hwloc_set_cpubind failed";
+        } else {
             hwloc_bitmap_copy(final, target);
+        }
+        /* memory: the GPU's NUMA node(s) */
+        const char *mem_why = NULL;
+        char err[96];
         hwloc_const_bitmap_t nodes = where->nodeset;
         hwloc_const_bitmap_t all_nodes = hwloc_topology_get_topology_nodeset(st->topo);
         if (!nodes || hwloc_bitmap_iszero(nodes)) {
-            mem_ok = 0, mem_why = ": GPU has no NUMA node";
+            mem_why = "GPU has no NUMA node";
         } else if (hwloc_bitmap_weight(all_nodes) > 1 && hwloc_bitmap_isincluded(all_nodes, nodes)) {
-            mem_ok = 0, mem_why = ": GPU is local to every NUMA node";
+            mem_why = "GPU is local to every NUMA node";
         } else if (!st->xml && hwloc_set_membind(st->topo, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) != 0) {
-            mem_ok = 0;
-            snprintf(err, sizeof(err), ": hwloc_set_membind failed (%s)", strerror(errno));
+            snprintf(err, sizeof(err), "hwloc_set_membind failed (%s)", strerror(errno));
             mem_why = err;
             list_str(nodes, ls, sizeof(ls));
             GR_WARN(GR_SUB_BIND, "binding memory to NUMA node %s failed (%s); memory stays where the OS puts it",
                     ls, strerror(errno));
         }
-        if (cpu_ok && mem_ok)
+        int by_us = cpu_by && !strcmp(cpu_by, "gpureduce");
+        if (by_us && !mem_why)
             snprintf(pl->bound, sizeof(pl->bound), "cpu+mem by gpureduce (--bind gpu)%s", sim);
-        else if (cpu_ok)
-            snprintf(pl->bound, sizeof(pl->bound), "cpu by gpureduce (--bind gpu; mem not bound%s)%s", mem_why, sim);
-        else if (mem_ok)
-            snprintf(pl->bound, sizeof(pl->bound), "mem by gpureduce, %s (--bind gpu: hwloc_set_cpubind failed)%s",
-                     by_launcher, sim);
+        else if (by_us)
+            snprintf(pl->bound, sizeof(pl->bound), "cpu by gpureduce (--bind gpu; mem not bound: %.48s)%s", mem_why, sim);
+        else if (cpu_by && !mem_why)
+            snprintf(pl->bound, sizeof(pl->bound), "cpu by launcher, mem by gpureduce (--bind gpu)%s", sim);
+        else if (cpu_by)
+            snprintf(pl->bound, sizeof(pl->bound), "cpu by launcher (--bind gpu; mem not bound: %.48s)%s", mem_why, sim);
+        else if (!mem_why)
+            snprintf(pl->bound, sizeof(pl->bound), "mem by gpureduce (--bind gpu; cpu not bound: %s)%s", cpu_why, sim);
         else
-            snprintf(pl->bound, sizeof(pl->bound), "%s (--bind gpu: binding failed)%s", by_launcher, sim);
+            snprintf(pl->bound, sizeof(pl->bound), "nothing (--bind gpu; cpu: %.26s; mem: %.36s)%s", cpu_why, mem_why, sim);
     }
     list_str(final ? final : st->launcher, pl->cpuset, sizeof(pl->cpuset));
 

@@ -62,7 +62,7 @@ gr_topo_test(topo_dgx8_launcher_core_np4 NP 4 XML dgx8 GPUS ${GR_DGX8_GPUS}
   ENV "GR_FAKE_LAUNCHER_CPUSET=8/0/9/1"
   ARGS --expect-pci 0000:87:00.0,0000:07:00.0,0000:90:00.0,0000:0f:00.0 --expect-gpu 4,0,5,1
        --expect-cpuset 8/0/9/1 --expect-numa 1,0,1,0 --expect-choice "nearest free GPU"
-       --expect-bound "cpu+mem by gpureduce")
+       --expect-bound "cpu by launcher, mem by gpureduce (--bind gpu)")
 
 # Launcher packed 8 ranks on socket 0 (--bind-to core --map-by core): the 4
 # near GPUs go to ranks 0-3; ranks 4-7 get socket 1's GPUs but keep their
@@ -75,7 +75,7 @@ gr_topo_test(topo_dgx8_launcher_packed_np8 NP 8 XML dgx8 GPUS ${GR_DGX8_GPUS}
 # cgroup of 4 cores + their hyperthreads): never widened.
 gr_topo_test(topo_dgx8_launcher_limit_np2 NP 2 XML dgx8 GPUS ${GR_DGX8_GPUS}
   ENV "GR_FAKE_LAUNCHER_CPUSET=0-3,16-19"
-  ARGS --expect-gpu 0,1 --expect-cpuset 0-3,16-19 --expect-numa 0 --expect-bound "cpu+mem by gpureduce")
+  ARGS --expect-gpu 0,1 --expect-cpuset 0-3,16-19 --expect-numa 0 --expect-bound "cpu by launcher, mem by gpureduce")
 
 # Launcher mask on socket 1 only, but --bind launcher: keep it as is.
 gr_topo_test(topo_dgx8_bind_launcher_np2 NP 2 XML dgx8 GPUS ${GR_DGX8_GPUS}
@@ -99,7 +99,8 @@ endforeach()
 foreach(np RANGE 1 2)
   gr_topo_head(p "${GR_H200_GPUS}" ${np})
   gr_topo_test(topo_h200pair_np${np} NP ${np} XML h200pair GPUS ${GR_H200_GPUS}
-    ARGS --expect-gpu 0,1 --expect-pci ${p} --expect-numa 0 --expect-cpuset 0-15 --expect-bound "cpu+mem by gpureduce")
+    ARGS --expect-gpu 0,1 --expect-pci ${p} --expect-numa 0 --expect-cpuset 0-15 --expect-choice "PCI bus order"
+         --expect-bound "mem by gpureduce (--bind gpu")
 endforeach()
 
 # --- More ranks than GPUs ----------------------------------------------------

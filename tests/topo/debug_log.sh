@@ -26,7 +26,7 @@ expect_not_in "$ERR" "binding.c" quiet
 
 # The launcher's core is far from the only free GPU: a warning, not an error.
 run far env GR_FAKE_LAUNCHER_CPUSET=0/1 GR_FAKE_GPUS=0000:07:00.0,0000:87:00.0 $MPIRUN -np 2 "$P" \
-    --expect-gpu 0,1 --expect-cpuset 0/1 --expect-bound "cpu+mem by gpureduce|cpu by launcher (--bind gpu: GPU's cores are outside the launcher mask)" \
+    --expect-gpu 0,1 --expect-cpuset 0/1 --expect-bound "cpu by launcher, mem by gpureduce|cpu by launcher (--bind gpu: GPU's cores are outside the launcher mask)" \
     --expect-choice "nearest free GPU|no free GPU near the launcher's cores"
 expect_rc0 far
 expect_in "$ERR" "warn: GPU 1 (0000:87:00.0) is local to cores $DGX8_S1, none of which the launcher's mask 1 allows" far

@@ -35,13 +35,13 @@ if command -v lstopo-no-graphics >/dev/null; then
 fi
 if [ -n "$busid" ]; then
     run realpci env GR_FAKE_GPUS=$busid $MPIRUN -np 1 "$P" --check-affinity --expect-pci "$busid" --expect-gpu 0 \
-        --expect-bound "by gpureduce (--bind gpu"
+        --expect-bound "(--bind gpu"
     expect_rc0 realpci
     expect_not_in "$OUT" "simulated" realpci
     if command -v taskset >/dev/null && [ "$ncpu" -ge 2 ]; then
         # Bound to the device's cores within the launcher's mask: never wider.
         run realpci_mask env GR_FAKE_GPUS=$busid $MPIRUN -np 1 taskset -c 1 "$P" --check-affinity \
-            --expect-cpuset 1 --expect-bound "by gpureduce (--bind gpu"
+            --expect-cpuset 1 --expect-bound "cpu by launcher"
         expect_rc0 realpci_mask
     fi
 else
