@@ -86,6 +86,14 @@ gr_topo_test(topo_dgx8_bind_launcher_np2 NP 2 XML dgx8 GPUS ${GR_DGX8_GPUS}
 gr_topo_test(topo_dgx8_bind_none_np2 NP 2 XML dgx8 GPUS ${GR_DGX8_GPUS}
   ARGS --bind none --expect-gpu 0,1 --expect-cpuset 0-31 --expect-numa 0 --expect-bound "nothing (--bind none)")
 
+# Ranks with fewer choices pick first: rank 1 is bound to a core of socket 0
+# (1 near GPU), rank 0 may run anywhere; rank 1 gets socket 0's GPU even
+# though rank 0 has the lower local rank.
+gr_topo_test(topo_small2_constrained_first_np2 NP 2 XML small2 GPUS ${GR_SMALL2_GPUS}
+  ENV "GR_FAKE_LAUNCHER_CPUSET=0-3/0"
+  ARGS --expect-gpu 1,0 --expect-pci 0000:d8:00.0,0000:3b:00.0 --expect-cpuset 2-3/0 --expect-numa 1,0
+       --expect-choice "PCI bus order|nearest free GPU")
+
 # --- 1 socket in NPS4 mode, 4 GPUs: one NUMA node per GPU -----------------
 foreach(np RANGE 1 4)
   gr_topo_head(g "0,1,2,3" ${np})
@@ -94,6 +102,12 @@ foreach(np RANGE 1 4)
     ARGS --expect-gpu ${g} --expect-pci ${p} --expect-numa 0,1,2,3 --expect-cpuset 0-3/4-7/8-11/12-15
          --expect-bound "cpu+mem by gpureduce")
 endforeach()
+
+# Launcher masks on NUMA nodes 3 and 1 of the one socket: GPUs follow them.
+gr_topo_test(topo_epyc4_launcher_np2 NP 2 XML epyc4 GPUS ${GR_EPYC4_GPUS}
+  ENV "GR_FAKE_LAUNCHER_CPUSET=12-15/4-5"
+  ARGS --expect-gpu 3,1 --expect-pci 0000:c1:00.0,0000:41:00.0 --expect-cpuset 12-15/4-5 --expect-numa 3,1
+       --expect-bound "cpu by launcher, mem by gpureduce (--bind gpu)")
 
 # --- 2 GPUs on one NUMA node (the H200 pair) -------------------------------
 foreach(np RANGE 1 2)

@@ -49,4 +49,9 @@ run launcher_bad env GR_TOPOLOGY_XML="$TOPO_DIR/dgx8.xml" GR_FAKE_GPUS=$DGX8_GPU
 expect_rc_nonzero launcher_bad
 expect_in "$ERR" "GR_FAKE_LAUNCHER_CPUSET=0/1 has 2 mask(s) but this is local rank 2" launcher_bad
 
+# Fake GPUs only plan placement: the cuda backend is refused.
+run fake_cuda env GR_TOPOLOGY_XML="$TOPO_DIR/dgx8.xml" GR_FAKE_GPUS=$DGX8_GPUS $MPIRUN -np 1 "$P" --backend cuda
+expect_rc_nonzero fake_cuda
+expect_in "$ERR" "GR_FAKE_GPUS" fake_cuda
+
 finish

@@ -28,4 +28,10 @@ run same_gpu_share $MPIRUN -np 2 "$W" GR_FAKE_GPUS=0000:47:00.0 -- "$P" --share-
     --expect-choice "shared by 2 ranks (--share-gpus)"
 expect_rc0 same_gpu_share
 
+# Rank 0 sees two GPUs, rank 1 only one of them: rank 1 keeps its only GPU,
+# rank 0 takes the other (its CUDA ordinal 1).
+run uneven $MPIRUN -np 2 "$W" GR_FAKE_GPUS=0000:07:00.0,0000:0f:00.0/0000:07:00.0 -- "$P" \
+    --expect-gpu 1,0 --expect-pci 0000:0f:00.0,0000:07:00.0 --expect-choice "PCI bus order|the only GPU this rank sees"
+expect_rc0 uneven
+
 finish
