@@ -57,10 +57,15 @@ gr_setup() {
     GR_WRAP_CMD=()
     if [ -n "${GR_WRAP:-}" ]; then read -r -a GR_WRAP_CMD <<<"$GR_WRAP"; fi
 
+    local gpus=""
+    if [ -n "${SLURM_GPUS_PER_TASK:-}" ] && [ "$SLURM_GPUS_PER_TASK" != 0 ]; then
+        gpus="$SLURM_GPUS_PER_TASK per task"
+    fi
+    [ -z "${SLURM_GPUS_PER_NODE:-}" ] || gpus="${gpus:+$gpus, }$SLURM_GPUS_PER_NODE per node"
+    [ -n "$gpus" ] || gpus=${SLURM_GPUS:-none}
     echo "# job ${SLURM_JOB_ID} (${SLURM_JOB_NAME:-}) on ${SLURM_JOB_NUM_NODES:-?} node(s) ${SLURM_JOB_NODELIST:-}:" \
         "${SLURM_NTASKS:-?} task(s), ${SLURM_NTASKS_PER_NODE:-?} per node, ${SLURM_CPUS_PER_TASK:-1} CPU(s) per task," \
-        "GPUs ${SLURM_GPUS_PER_TASK:-${SLURM_GPUS_PER_NODE:-${SLURM_GPUS:-none}}}${SLURM_GPUS_PER_TASK:+ per task}" \
-        "${SLURM_GPUS_PER_NODE:+per node}"
+        "GPUs $gpus, gpu-bind ${SLURM_GPU_BIND:-default}"
     echo "# launcher: ${GR_LAUNCH[*]}${GR_WRAP:+ $GR_WRAP}; gpureduce: $GPUREDUCE"
 }
 

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../cli/lib.sh"
 PLOT="$GR_SRC/jobs/plot"
 if ! command -v gnuplot >/dev/null; then
-    echo "SKIP: gnuplot is not installed (apt-get install gnuplot-nox; jobs/install-deps.sh installs it)"
+    echo "SKIP: gnuplot is not installed (apt-get install gnuplot-nox; bash jobs/install-deps.sh --with-test-deps)"
     exit 77
 fi
 
