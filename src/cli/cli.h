@@ -56,6 +56,12 @@ int cli_gen_run(cli_opts_t *o);
  * ranks. Called after MPI_Init; calls MPI_Finalize; returns the exit status. */
 int cli_scale_run(cli_opts_t *o);
 
+/* ---- bench.c ---- */
+
+/* `gpureduce bench ...` (argv[0] is "bench"): sweeps, checks and times the
+ * benchmark rows. Calls MPI_Finalize; returns the exit status. */
+int cli_bench_main(int argc, char **argv);
+
 /* ---- report.c ---- */
 
 /* Streams every rank's placement to rank 0, which prints it; collective.

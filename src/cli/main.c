@@ -355,6 +355,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     /* Errors return to us so ranks can agree instead of dying mid-collective. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (argc > 1 && !strcmp(argv[1], "bench"))
+        return cli_bench_main(argc - 1, argv + 1);
     cli_opts_t o;
     char err[512];
     if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0)

@@ -1,0 +1,540 @@
+/*
+ * bench_cuda.c - the cuda rows of `gpureduce bench` and their timing: copy
+ * ceiling, CUB baselines, the product's kernel (tuned, tuned-e2e) and the
+ * seed ladder, all on the same rotation set of input buffers.
+ *
+ * Timing (GPU-timed rows): a hold kernel keeps the stream waiting while the
+ * host queues BENCH_BATCH runs, each between its own pair of events; then
+ * the host releases it and the GPU runs the batch back to back. So a run's
+ * time is the GPU's, not the host's launch rate, even for 2^20 elements.
+ * Host-timed rows (the -e2e ones) are timed by the host clock around the
+ * launch and the wait for the result, which is what they are about.
+ */
+#ifdef GR_WITH_CUDA
+
+#include "bench.h"
+#include "gr_bench_kernels.h"
+#include "gr_cuda_check.h"
+#include "gr_kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A hold kernel gives up after this long: the host was not releasing it. */
+#define BENCH_HOLD_TIMEOUT_NS 5000000000ull
+/* Memory kept free beside the rotation set (CUB temp, partials, the driver). */
+#define BENCH_SLACK_BYTES ((uint64_t)256 << 20)
+#define BENCH_SEED 1u
+
+struct bench_cuda {
+    int device;
+    bench_device_info_t info;
+    cudaStream_t stream;
+    cudaEvent_t done;
+    cudaEvent_t *ev;
+    int nev;
+    int copy_resident;
+    int ladder_resident[GR_BENCH_LADDER_RUNGS][GR_DTYPE_COUNT];
+    int tuned_block;
+    int tuned_resident[GR_DTYPE_COUNT];
+    /* hold kernel: the flag the host writes, the timeout the device writes */
+    int *hold_host, *hold_dev;
+    int *late_host, *late_dev;
+    int hold_gen;
+    /* tuned: result slot in mapped host memory */
+    gr_local_t *res_host, *res_dev;
+    unsigned int *ticket;
+    unsigned long long *mismatch_dev;
+    void *acc_host; /* pinned, one accumulator (cub-e2e) */
+
+    /* the current group */
+    bench_group_t g;
+    int in_group;
+    void *in[BENCH_MAX_BUFS];
+    void *out[BENCH_MAX_BUFS];
+    void *partials;
+    uint64_t partials_cap; /* accumulators */
+    void *partials_host;
+    void *acc_dev; /* one accumulator: cub, cub-g2g, v8 */
+    void *cub_temp;
+    size_t cub_temp_bytes;
+    void *g2g_temp;
+    size_t g2g_temp_bytes;
+    int have_g2g;
+    void *tuned_scratch;
+    int tuned_grid;
+    int have_tuned;
+};
+
+static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+
+int bench_cuda_have_g2g(void) { return gr_bench_cub_g2g_available(); }
+
+gr_result_t bench_cuda_open(int device, bench_cuda_t **out, bench_device_info_t *info)
+{
+    *out = NULL;
+    bench_cuda_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        GR_FAIL(GR_ERR_NOMEM, "out of host memory for the bench state");
+    c->device = device;
+    bench_device_info_t *d = &c->info;
+    gr_result_t r = GR_SUCCESS;
+    GR_CUDA_CHECK_GOTO(cudaSetDevice(device), r, fail);
+    struct cudaDeviceProp prop;
+    GR_CUDA_CHECK_GOTO(cudaGetDeviceProperties(&prop, device), r, fail);
+    snprintf(d->name, sizeof(d->name), "%s", prop.name);
+    int l2 = 0;
+    GR_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, device), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&d->cc_major, cudaDevAttrComputeCapabilityMajor, device), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&d->cc_minor, cudaDevAttrComputeCapabilityMinor, device), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&d->mem_clock_khz, cudaDevAttrMemoryClockRate, device), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&d->bus_bits, cudaDevAttrGlobalMemoryBusWidth, device), r, fail);
+    d->l2_bytes = (uint64_t)l2;
+    /* DDR: two transfers per memory clock on every bit of the bus */
+    d->peak_gbps = (double)d->mem_clock_khz * 1e3 * 2.0 * (double)d->bus_bits / 8.0 / 1e9;
+    GR_CUDA_CHECK_GOTO(cudaDriverGetVersion(&d->driver), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaRuntimeGetVersion(&d->runtime), r, fail);
+    d->cub_version = gr_bench_cub_version();
+    d->cub_g2g_version = gr_bench_cub_g2g_version();
+
+    GR_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaEventCreate(&c->done), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaHostAlloc((void **)&c->hold_host, sizeof(int), cudaHostAllocMapped), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaHostGetDevicePointer((void **)&c->hold_dev, c->hold_host, 0), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaHostAlloc((void **)&c->late_host, sizeof(int), cudaHostAllocMapped), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaHostGetDevicePointer((void **)&c->late_dev, c->late_host, 0), r, fail);
+    *c->hold_host = 0;
+    *c->late_host = 0;
+    GR_CUDA_CHECK_GOTO(cudaHostAlloc((void **)&c->res_host, sizeof(gr_local_t), cudaHostAllocMapped), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaHostGetDevicePointer((void **)&c->res_dev, c->res_host, 0), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaHostAlloc(&c->acc_host, GR_BENCH_ACC_BYTES, cudaHostAllocDefault), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaMalloc((void **)&c->ticket, sizeof(unsigned int)), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaMemset(c->ticket, 0, sizeof(unsigned int)), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaMalloc((void **)&c->mismatch_dev, sizeof(unsigned long long)), r, fail);
+
+    int bps = 0;
+    GR_CUDA_CHECK_GOTO(gr_bench_copy_occupancy(&bps), r, fail);
+    c->copy_resident = (bps > 0 ? bps : 1) * d->sm_count;
+    for (int rung = 0; rung < GR_BENCH_LADDER_RUNGS; ++rung)
+        for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
+            GR_CUDA_CHECK_GOTO(gr_bench_ladder_occupancy(rung, t, &bps), r, fail);
+            c->ladder_resident[rung][t] = (bps > 0 ? bps : 1) * d->sm_count;
+        }
+    c->tuned_block = GR_CUDA_BLOCK_DEFAULT;
+    for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
+        GR_CUDA_CHECK_GOTO(gr_cuda_reduce_occupancy(t, GR_C_SUM, c->tuned_block, &bps), r, fail);
+        c->tuned_resident[t] = (bps > 0 ? bps : 1) * d->sm_count;
+    }
+    GR_CUDA_CHECK_GOTO(cudaMemGetInfo(&d->free_bytes, &d->total_bytes), r, fail);
+    *info = *d;
+    *out = c;
+    return GR_SUCCESS;
+fail:
+    bench_cuda_close(c);
+    return r;
+}
+
+static void free_events(bench_cuda_t *c)
+{
+    for (int i = 0; i < c->nev; ++i)
+        GR_CUDA_IGNORE(cudaEventDestroy(c->ev[i]));
+    free(c->ev);
+    c->ev = NULL;
+    c->nev = 0;
+}
+
+void bench_cuda_close(bench_cuda_t *c)
+{
+    if (!c)
+        return;
+    if (c->in_group)
+        bench_cuda_group_end(c);
+    free_events(c);
+    if (c->done)
+        GR_CUDA_IGNORE(cudaEventDestroy(c->done));
+    if (c->stream)
+        GR_CUDA_IGNORE(cudaStreamDestroy(c->stream));
+    if (c->hold_host)
+        GR_CUDA_IGNORE(cudaFreeHost(c->hold_host));
+    if (c->late_host)
+        GR_CUDA_IGNORE(cudaFreeHost(c->late_host));
+    if (c->res_host)
+        GR_CUDA_IGNORE(cudaFreeHost(c->res_host));
+    if (c->acc_host)
+        GR_CUDA_IGNORE(cudaFreeHost(c->acc_host));
+    if (c->ticket)
+        GR_CUDA_IGNORE(cudaFree(c->ticket));
+    if (c->mismatch_dev)
+        GR_CUDA_IGNORE(cudaFree(c->mismatch_dev));
+    free(c);
+}
+
+/* Accumulators the largest ladder rung writes for n elements (v0: one a block). */
+static uint64_t partials_needed(const bench_cuda_t *c, uint64_t n, gr_dtype_t t)
+{
+    uint64_t most = 1;
+    for (int rung = 0; rung < GR_BENCH_LADDER_RUNGS; ++rung) {
+        uint64_t g = (uint64_t)gr_bench_ladder_grid(rung, (int)t, n, c->ladder_resident[rung][t]);
+        if (g > most)
+            most = g;
+    }
+    return most;
+}
+
+gr_result_t bench_cuda_plan(bench_cuda_t *c, uint64_t n, gr_dtype_t t, bench_group_t *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->n = n;
+    g->dtype = t;
+    g->bytes = n * (uint64_t)gr_dtype_size(t);
+    const uint64_t set = 2 * c->info.l2_bytes; /* reads from HBM once the set is twice the L2 */
+    uint64_t nbuf = 1;
+    if (g->bytes < set)
+        nbuf = (set + g->bytes - 1) / g->bytes;
+    if (nbuf > BENCH_MAX_BUFS)
+        nbuf = BENCH_MAX_BUFS;
+    size_t free_b = 0, total_b = 0;
+    GR_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const uint64_t fixed = partials_needed(c, n, t) * GR_BENCH_ACC_BYTES + BENCH_SLACK_BYTES;
+    /* each buffer of the set has a copy target of its own, so the copy row
+     * does not write into a cache-resident buffer either */
+    while (nbuf > 1 && 2 * nbuf * g->bytes + fixed > (uint64_t)free_b)
+        --nbuf;
+    if (2 * g->bytes + fixed > (uint64_t)free_b) {
+        GR_INFO(GR_SUB_BENCH, "bench: %llu elements of %s need %.2f GB on the GPU, %.2f GB free",
+                (unsigned long long)n, gr_dtype_name(t), (double)(2 * g->bytes + fixed) / 1e9, (double)free_b / 1e9);
+        return GR_ERR_DEVMEM;
+    }
+    g->nbuf = (int)nbuf;
+    g->in_l2 = nbuf * g->bytes < set;
+    return GR_SUCCESS;
+}
+
+gr_result_t bench_cuda_group_begin(bench_cuda_t *c, const bench_group_t *g, int want_g2g, int want_tuned)
+{
+    gr_result_t r = GR_SUCCESS;
+    if (c->in_group)
+        bench_cuda_group_end(c);
+    c->g = *g;
+    c->in_group = 1;
+    for (int k = 0; k < g->nbuf; ++k) {
+        GR_CUDA_CHECK_GOTO(cudaMalloc(&c->in[k], g->bytes), r, fail);
+        GR_CUDA_CHECK_GOTO(cudaMalloc(&c->out[k], g->bytes), r, fail);
+    }
+    c->partials_cap = partials_needed(c, g->n, g->dtype);
+    GR_CUDA_CHECK_GOTO(cudaMalloc(&c->partials, c->partials_cap * GR_BENCH_ACC_BYTES), r, fail);
+    c->partials_host = malloc(c->partials_cap * GR_BENCH_ACC_BYTES);
+    if (!c->partials_host) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "out of host memory for %llu partials",
+               (unsigned long long)c->partials_cap);
+        r = GR_ERR_NOMEM;
+        goto fail;
+    }
+    GR_CUDA_CHECK_GOTO(cudaMalloc(&c->acc_dev, GR_BENCH_ACC_BYTES), r, fail);
+
+    /* CUB's temp storage: sized and allocated here, never inside timing */
+    c->cub_temp_bytes = 0;
+    GR_CUDA_CHECK_GOTO(gr_bench_cub_sum((int)g->dtype, c->in[0], g->n, c->acc_dev, NULL, &c->cub_temp_bytes,
+                                        c->stream), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaMalloc(&c->cub_temp, c->cub_temp_bytes ? c->cub_temp_bytes : 1), r, fail);
+    c->have_g2g = want_g2g && gr_bench_cub_g2g_available();
+    if (c->have_g2g) {
+        c->g2g_temp_bytes = 0;
+        GR_CUDA_CHECK_GOTO(gr_bench_cub_g2g_sum((int)g->dtype, c->in[0], g->n, c->acc_dev, NULL,
+                                                &c->g2g_temp_bytes, c->stream), r, fail);
+        GR_CUDA_CHECK_GOTO(cudaMalloc(&c->g2g_temp, c->g2g_temp_bytes), r, fail);
+    }
+    c->have_tuned = want_tuned;
+    if (want_tuned) {
+        c->tuned_grid = gr_cuda_reduce_grid(g->n, (int)g->dtype, c->tuned_block, c->tuned_resident[g->dtype]);
+        GR_CUDA_CHECK_GOTO(cudaMalloc(&c->tuned_scratch,
+                                      (size_t)c->tuned_grid * GR_CUDA_SCRATCH_BYTES_PER_BLOCK), r, fail);
+    }
+    GR_CUDA_CHECK_GOTO(cudaStreamSynchronize(c->stream), r, fail);
+    return GR_SUCCESS;
+fail:
+    bench_cuda_group_end(c);
+    return r;
+}
+
+void bench_cuda_group_end(bench_cuda_t *c)
+{
+    GR_CUDA_IGNORE(cudaStreamSynchronize(c->stream));
+    for (int k = 0; k < BENCH_MAX_BUFS; ++k) {
+        if (c->in[k])
+            GR_CUDA_IGNORE(cudaFree(c->in[k]));
+        if (c->out[k])
+            GR_CUDA_IGNORE(cudaFree(c->out[k]));
+        c->in[k] = c->out[k] = NULL;
+    }
+    void **devs[] = {&c->partials, &c->acc_dev, &c->cub_temp, &c->g2g_temp, &c->tuned_scratch};
+    for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); ++i) {
+        if (*devs[i])
+            GR_CUDA_IGNORE(cudaFree(*devs[i]));
+        *devs[i] = NULL;
+    }
+    free(c->partials_host);
+    c->partials_host = NULL;
+    c->in_group = 0;
+}
+
+gr_result_t bench_cuda_fill(bench_cuda_t *c, gr_gen_t gen, int all_buffers)
+{
+    const int nb = all_buffers ? c->g.nbuf : 1;
+    /* buffer k holds global indices [k n, (k+1) n): every buffer differs */
+    for (int k = 0; k < nb; ++k)
+        GR_CUDA_CHECK(gr_cuda_launch_generate(c->in[k], (int)c->g.dtype, (int)gen, BENCH_SEED,
+                                              all_buffers ? (uint64_t)k * c->g.n : 0, c->g.n, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    return GR_SUCCESS;
+}
+
+gr_result_t bench_cuda_poison(bench_cuda_t *c)
+{
+    /* all-ones bytes: NaN as a double, -1 as an integer; no gate gives either */
+    GR_CUDA_CHECK(cudaMemsetAsync(c->partials, 0xFF, c->partials_cap * GR_BENCH_ACC_BYTES, c->stream));
+    GR_CUDA_CHECK(cudaMemsetAsync(c->acc_dev, 0xFF, GR_BENCH_ACC_BYTES, c->stream));
+    GR_CUDA_CHECK(cudaMemsetAsync(c->out[0], 0xFF, c->g.bytes, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    memset(c->res_host, 0xFF, sizeof(gr_local_t));
+    memset(c->acc_host, 0xFF, GR_BENCH_ACC_BYTES);
+    return GR_SUCCESS;
+}
+
+static gr_result_t ensure_events(bench_cuda_t *c, int n)
+{
+    if (c->nev >= n)
+        return GR_SUCCESS;
+    free_events(c);
+    c->ev = calloc((size_t)n, sizeof(cudaEvent_t));
+    if (!c->ev)
+        GR_FAIL(GR_ERR_NOMEM, "out of host memory for %d events", n);
+    for (; c->nev < n; ++c->nev)
+        GR_CUDA_CHECK(cudaEventCreate(&c->ev[c->nev]));
+    return GR_SUCCESS;
+}
+
+gr_result_t bench_cuda_time(bench_cuda_t *c, bench_run_fn run, int arg, int iters, int warmup, double *t, int *late)
+{
+    int rc;
+    *late = 0;
+    for (int w = 0; w < warmup; ++w)
+        if ((rc = run(c, arg, w % c->g.nbuf, NULL, NULL)) != 0)
+            return (gr_result_t)rc;
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    GR_CHECK(ensure_events(c, 2 * iters));
+    for (int k0 = 0; k0 < iters; k0 += BENCH_BATCH) {
+        const int k1 = k0 + BENCH_BATCH < iters ? k0 + BENCH_BATCH : iters;
+        const int gen = ++c->hold_gen;
+        *c->late_host = 0;
+        GR_CUDA_CHECK(gr_bench_launch_hold(c->hold_dev, gen, BENCH_HOLD_TIMEOUT_NS, c->late_dev, c->stream));
+        for (int k = k0; k < k1; ++k) {
+            GR_CUDA_CHECK(cudaEventRecord(c->ev[2 * k], c->stream));
+            /* the next buffer of the set each run: no run reads what the last one left in L2 */
+            if ((rc = run(c, arg, (warmup + k) % c->g.nbuf, NULL, NULL)) != 0) {
+                __atomic_store_n(c->hold_host, gen, __ATOMIC_SEQ_CST);
+                return (gr_result_t)rc;
+            }
+            GR_CUDA_CHECK(cudaEventRecord(c->ev[2 * k + 1], c->stream));
+        }
+        __atomic_store_n(c->hold_host, gen, __ATOMIC_SEQ_CST);
+        GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        if (__atomic_load_n(c->late_host, __ATOMIC_SEQ_CST))
+            ++*late;
+    }
+    for (int k = 0; k < iters; ++k) {
+        float ms = 0;
+        GR_CUDA_CHECK(cudaEventElapsedTime(&ms, c->ev[2 * k], c->ev[2 * k + 1]));
+        t[k] = (double)ms * 1e-3;
+    }
+    return GR_SUCCESS;
+}
+
+/* ---- reading results ------------------------------------------------------------ */
+
+static void set_acc(bench_result_t *res, gr_dtype_t t, const void *acc)
+{
+    memset(res, 0, sizeof(*res));
+    res->kind = BENCH_RES_VALUE;
+    if (is_float(t)) {
+        memcpy(&res->f, acc, sizeof(double));
+    } else {
+        res->is_int = 1;
+        memcpy(&res->i, acc, sizeof(int64_t));
+    }
+}
+
+static gr_result_t read_acc_dev(bench_cuda_t *c, const void *dev, bench_result_t *res)
+{
+    unsigned char acc[GR_BENCH_ACC_BYTES];
+    GR_CUDA_CHECK(cudaMemcpyAsync(acc, dev, sizeof(acc), cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    set_acc(res, c->g.dtype, acc);
+    return GR_SUCCESS;
+}
+
+/* A gr_local_t as a value; a wrong count or a 128-bit value outside int64
+ * becomes a value no gate has (NaN or INT64_MIN). */
+static void read_local(const bench_cuda_t *c, bench_result_t *res)
+{
+    gr_local_t loc;
+    memcpy(&loc, (const void *)c->res_host, sizeof(loc));
+    memset(res, 0, sizeof(*res));
+    res->kind = BENCH_RES_VALUE;
+    const int count_ok = loc.count == c->g.n && loc.overflow == 0;
+    if (is_float(c->g.dtype)) {
+        res->f = count_ok ? loc.f : (double)NAN;
+    } else {
+        res->is_int = 1;
+        const int fits = (loc.hi == 0 && loc.lo <= (uint64_t)INT64_MAX) || (loc.hi == -1 && loc.lo > (uint64_t)INT64_MAX);
+        res->i = count_ok && fits ? (int64_t)loc.lo : INT64_MIN;
+    }
+}
+
+/* ---- rows ------------------------------------------------------------------------ */
+
+int bench_cuda_run_copy(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    GR_CUDA_CHECK(gr_bench_launch_copy(c->in[buf], c->out[buf], c->g.bytes, c->copy_resident, c->stream));
+    if (res) {
+        unsigned long long bad = 0;
+        GR_CUDA_CHECK(cudaMemsetAsync(c->mismatch_dev, 0, sizeof(bad), c->stream));
+        GR_CUDA_CHECK(gr_bench_launch_compare(c->in[buf], c->out[buf], c->g.bytes, c->mismatch_dev, c->stream));
+        GR_CUDA_CHECK(cudaMemcpyAsync(&bad, c->mismatch_dev, sizeof(bad), cudaMemcpyDeviceToHost, c->stream));
+        GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        memset(res, 0, sizeof(*res));
+        res->kind = BENCH_RES_MISMATCH;
+        res->mismatches = bad;
+    }
+    return 0;
+}
+
+int bench_cuda_run_cub(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    GR_CUDA_CHECK(gr_bench_cub_sum((int)c->g.dtype, c->in[buf], c->g.n, c->acc_dev, c->cub_temp, &c->cub_temp_bytes,
+                                   c->stream));
+    if (res)
+        GR_CHECK(read_acc_dev(c, c->acc_dev, res));
+    return 0;
+}
+
+int bench_cuda_run_cub_g2g(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    if (!c->have_g2g)
+        GR_FAIL(GR_ERR_NOT_BUILT, "the cub-g2g row is not built in: configure with -DGR_CCCL_INCLUDE=<dir>");
+    GR_CUDA_CHECK(gr_bench_cub_g2g_sum((int)c->g.dtype, c->in[buf], c->g.n, c->acc_dev, c->g2g_temp,
+                                       &c->g2g_temp_bytes, c->stream));
+    if (res)
+        GR_CHECK(read_acc_dev(c, c->acc_dev, res));
+    return 0;
+}
+
+/* What a CUB user waits for: the sum, then a copy of it to the host. */
+int bench_cuda_run_cub_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    GR_CUDA_CHECK(gr_bench_cub_sum((int)c->g.dtype, c->in[buf], c->g.n, c->acc_dev, c->cub_temp, &c->cub_temp_bytes,
+                                   c->stream));
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->acc_host, c->acc_dev, GR_BENCH_ACC_BYTES, cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    if (res)
+        set_acc(res, c->g.dtype, c->acc_host);
+    return 0;
+}
+
+static gr_result_t launch_tuned(bench_cuda_t *c, int buf)
+{
+    if (!c->have_tuned)
+        GR_FAIL(GR_ERR_NOT_BUILT, "the tuned rows were not set up");
+    gr_cuda_reduce_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.in = c->in[buf];
+    l.n = c->g.n;
+    l.dtype = (int)c->g.dtype;
+    l.op = GR_C_SUM;
+    l.power = 1;
+    l.grid = c->tuned_grid;
+    l.block = c->tuned_block;
+    l.scratch = c->tuned_scratch;
+    l.ticket = c->ticket;
+    l.result = c->res_dev;
+    l.stream = c->stream;
+    GR_CUDA_CHECK(gr_cuda_launch_reduce(&l));
+    return GR_SUCCESS;
+}
+
+int bench_cuda_run_tuned(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    GR_CHECK(launch_tuned(c, buf));
+    if (res) {
+        GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        read_local(c, res);
+    }
+    return 0;
+}
+
+/* What a gpureduce user waits for: launch, then the result readable in host
+ * memory (the backend's way: an event sync, no copy call). */
+int bench_cuda_run_tuned_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    GR_CHECK(launch_tuned(c, buf));
+    GR_CUDA_CHECK(cudaEventRecord(c->done, c->stream));
+    GR_CUDA_CHECK(cudaEventSynchronize(c->done));
+    if (res)
+        read_local(c, res);
+    return 0;
+}
+
+int bench_cuda_run_ladder(void *env, int rung, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    gr_bench_ladder_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.rung = rung;
+    l.dtype = (int)c->g.dtype;
+    l.in = c->in[buf];
+    l.n = c->g.n;
+    l.grid = gr_bench_ladder_grid(rung, l.dtype, c->g.n, c->ladder_resident[rung][c->g.dtype]);
+    l.partials = c->partials;
+    l.result = c->acc_dev;
+    l.stream = c->stream;
+    GR_CUDA_CHECK(gr_bench_launch_ladder(&l));
+    if (!res)
+        return 0;
+    if (rung == 8)
+        return (int)read_acc_dev(c, c->acc_dev, res);
+    /* v0..v7 leave one accumulator a block: the check sums them here, exactly
+     * (integers; doubles holding integers below 2^53 add exactly too) */
+    const size_t nb = (size_t)l.grid * GR_BENCH_ACC_BYTES;
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->partials_host, c->partials, nb, cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    memset(res, 0, sizeof(*res));
+    res->kind = BENCH_RES_VALUE;
+    if (is_float(c->g.dtype)) {
+        const double *p = c->partials_host;
+        double s = 0;
+        for (int b = 0; b < l.grid; ++b)
+            s += p[b];
+        res->f = s;
+    } else {
+        const int64_t *p = c->partials_host;
+        uint64_t s = 0; /* wraps instead of overflowing; a wrong sum stays wrong */
+        for (int b = 0; b < l.grid; ++b)
+            s += (uint64_t)p[b];
+        res->is_int = 1;
+        res->i = (int64_t)s;
+    }
+    return 0;
+}
+
+#else
+/* ISO C wants at least one declaration per file */
+typedef int bench_cuda_not_built_t;
+#endif /* GR_WITH_CUDA */
