@@ -59,6 +59,11 @@ CHECKS=$((CHECKS + 3))
 is_png "$OUTD/weak-scaling.png" || fail "weak-scaling.png"
 grep -q "ceiling 4800" "$OUTD/nocopy-gbps-f32.svg" || fail "--ceiling line missing"
 
+# -n NAME names the figures
+plot_run -o "$OUTD" -n study "$TMP/weak.csv" "$TMP/strong.csv"
+CHECKS=$((CHECKS + 1))
+[ "$RC" -eq 0 ] && is_png "$OUTD/study-scaling.png" && is_svg "$OUTD/study-scaling.svg" || fail "-n study"
+
 # bench header names: gbps + count (bytes from dtype)
 printf 'count,dtype,variant,gbps\n1024,f64,cub,10\n2048,f64,cub,20\n' >"$TMP/alt.csv"
 plot_run -o "$OUTD" "$TMP/alt.csv"
