@@ -72,9 +72,9 @@ static void print_placement_row(const gr_placement_t *p, cli_format_t fmt, FILE 
         fprintf(f, "%d,%s,%d,%d,%d,\"%s\",%s,\"%s\",%d,\"%s\",\"%s\"\n", p->rank, p->host, p->pid, p->local_rank,
                 p->gpu, p->gpu_name, p->pci_bus_id, p->cpuset, p->numa, p->bound, p->gpu_choice);
     } else {
-        fprintf(f, "#  %4d  %-16s %8d %5d %4d  %-22s %-13s %-16s %4d  %s; %s\n", p->rank, p->host, p->pid,
-                p->local_rank, p->gpu, p->gpu_name[0] ? p->gpu_name : "-", p->pci_bus_id[0] ? p->pci_bus_id : "-",
-                p->cpuset[0] ? p->cpuset : "-", p->numa, p->bound, p->gpu_choice);
+        fprintf(f, "#  %4d  %-16s %8d %5d %4d  %-13s %-16s %4d  %s | %s | %s\n", p->rank, p->host, p->pid,
+                p->local_rank, p->gpu, p->pci_bus_id[0] ? p->pci_bus_id : "-", p->cpuset[0] ? p->cpuset : "-",
+                p->numa, p->gpu_name[0] ? p->gpu_name : "-", p->bound, p->gpu_choice);
     }
 }
 
@@ -96,8 +96,8 @@ void report_placements(gr_ctx_t ctx, MPI_Comm comm, cli_format_t fmt, FILE *f)
     else if (fmt == CLI_FMT_CSV)
         fprintf(f, "rank,host,pid,local_rank,gpu,gpu_name,pci_bus_id,cpuset,numa,bound,gpu_choice\n");
     else
-        fprintf(f, "#  rank  host                  pid local  gpu  gpu name               pci bus id    "
-                   "cpuset           numa  bound; gpu choice\n");
+        fprintf(f, "#  rank  host                  pid local  gpu  pci bus id    cpuset           numa  "
+                   "gpu name | bound | gpu choice\n");
     print_placement_row(mine, fmt, f, 1);
     for (int r = 1; r < size; ++r) {
         gr_placement_t p;
