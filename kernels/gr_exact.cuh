@@ -1,0 +1,499 @@
+/*
+ * gr_exact.cuh - device layers of the exact reduce: a floating-point
+ * expansion per thread in front of an integer superaccumulator per warp.
+ *
+ * thread: every term is added to a K-term expansion a[0..K) (K = 2 or 3) by a
+ *         cascade of error-free TwoSums (Knuth). The cascade's last error r is
+ *         what the expansion could not hold; when r != 0 it is added exactly to
+ *         the warp's superaccumulator. So sum(a) + (everything flushed) is the
+ *         exact sum of the terms at every step. f32 sum/abssum first adds the
+ *         four floats of a 16-byte vector in f64, which is exact when their
+ *         exponents lie within 27 of each other (checked with integer ops).
+ *         Non-finite terms are counted, not added; terms of magnitude >= 2^960
+ *         go straight to the superaccumulator so no TwoSum can overflow.
+ * warp:   at the end of a round the 32 expansions are merged exactly (tree of
+ *         TwoSum cascades, residuals flushed) and lane 0 flushes the result.
+ * block:  one superaccumulator of 70 int64 limbs per warp, in shared memory,
+ *         limb k holding 32-bit digits at 2^(32k - 1088) as in gr_xacc_t; a
+ *         finite double m 2^e adds to three limbs with 64-bit shared atomics.
+ *         Integer adds commute, so the order of flushes never matters.
+ * grid:   each block adds its limbs to one global accumulator with 64-bit
+ *         integer atomics (order-free: deterministic for any grid), takes a
+ *         ticket, and the last block moves the accumulator to mapped host
+ *         memory and zeroes it for the next launch.
+ *
+ * Capacity (the proof; docs/EXACT.md restates it). An int64 limb holding
+ * digits < 2^32 overflows only after more than 2^31 additions. The kernel
+ * works in rounds of at most GR_EXACT_ROUND_VECS = 2^16 vectors per thread,
+ * i.e. at most 2^16 * 1024 * 4 = 2^28 elements per block, plus the < 8 scalar
+ * head/tail elements in round 0. Within a round a limb of a warp receives at
+ * most one addition per element (each element is flushed at most once: either
+ * directly, or as its cascade's residual), plus at most 31 K + K from the
+ * end-of-round merge: < 2^28 + 2^7 additions, each of magnitude < 2^32. At
+ * the end of every round the block renormalises its limbs in one parallel
+ * carry step (limb[k] = (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which
+ * leaves every limb in [-2^31, 2^32 + 2^31). So a limb never exceeds
+ * 2^33 + 2^60 < 2^63 in magnitude, for any n: the capacity is the 64-bit
+ * element count. At the end a block adds its <= 32 warps' limbs (< 2^38) and
+ * at most GR_EXACT_GRID_MAX = 2^20 blocks add those (< 2^58 < 2^59).
+ * Overflow of the expansion: a round gives a thread at most 2^18 terms of
+ * magnitude < 2^960, and a warp merges 32 of them, so every expansion term
+ * and every TwoSum intermediate stays below 2^984 (1 + 2^-30), far from
+ * 2^1024: the TwoSums stay error-free.
+ *
+ * Signed zero: a[0] starts each round as -0.0; in round-to-nearest a sum is
+ * -0.0 only when both addends are -0.0, so a[0] is still -0.0 at the end of a
+ * round exactly when every term it saw was -0.0. Terms that bypass the
+ * expansion set the flag themselves.
+ *
+ * Nothing here may be compiled with fast-math or flush-to-zero: TwoSum
+ * needs IEEE round-to-nearest on subnormals too. The __dadd_rn/__dsub_rn
+ * intrinsics keep nvcc from contracting or reassociating.
+ */
+#ifndef GR_EXACT_CUH
+#define GR_EXACT_CUH
+
+#include <stdint.h>
+
+#include "gr_exact_kernels.h"
+
+#define GR_X_NL GR_EXACT_LIMBS
+/* High word of 2^960: terms at or above it bypass the expansion. */
+#define GR_X_BIG_HI 0x7BF00000u
+#define GR_X_NEGZERO 0x8000000000000000ull
+
+/* Global scratch: the grid's accumulator and ticket (zero between launches). */
+typedef struct gr_exact_scratch {
+    unsigned long long limb[GR_X_NL];
+    unsigned long long cnt[4]; /* nan, +inf, -inf, flushes */
+    unsigned int nonnegzero;
+    unsigned int ticket;
+} gr_exact_scratch_t;
+
+/* ---- thread layer ------------------------------------------------------- */
+
+/* Knuth's TwoSum: s + err == a + b exactly, for any finite a, b without overflow. */
+__device__ __forceinline__ double gr_two_sum(double a, double b, double &err)
+{
+    const double s = __dadd_rn(a, b);
+    const double bv = __dsub_rn(s, a);
+    const double av = __dsub_rn(s, bv);
+    err = __dadd_rn(__dsub_rn(a, av), __dsub_rn(b, bv));
+    return s;
+}
+
+/* Add x to the expansion; returns the residual it could not hold (often 0). */
+template <int K>
+__device__ __forceinline__ double gr_fpe_add(double (&a)[K], double x)
+{
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+        a[i] = gr_two_sum(a[i], x, x);
+    return x;
+}
+
+/*
+ * One signed digit into a limb held as two 32-bit words (lo unsigned, hi
+ * signed: limb = hi 2^32 + lo). Shared memory has native 32-bit atomic adds
+ * (64-bit ones compile to a compare-and-swap loop), and the carry or borrow
+ * of each add follows from the old value its atomic returns, so concurrent
+ * adds leave the exact total.
+ */
+__device__ __forceinline__ void gr_limb_add(unsigned int *lo, int *hi, unsigned int d, bool neg)
+{
+    if (!neg) {
+        const unsigned int old = atomicAdd(lo, d);
+        if (old > 0xFFFFFFFFu - d)
+            atomicAdd(hi, 1);
+    } else {
+        const unsigned int old = atomicAdd(lo, 0u - d);
+        if (old < d)
+            atomicAdd(hi, -1);
+    }
+}
+
+/* A superaccumulator in shared memory: GR_X_NL limbs as (lo, hi) words. */
+struct gr_xsuper {
+    unsigned int *lo;
+    int *hi;
+};
+
+/* Add a finite double exactly to a superaccumulator. */
+__device__ __forceinline__ void gr_super_add(gr_xsuper acc, double x)
+{
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
+    int bexp = (int)((bits >> 52) & 0x7FF);
+    unsigned long long m = bits & 0xFFFFFFFFFFFFFull;
+    if (bexp != 0)
+        m |= 1ull << 52;
+    else
+        bexp = 1; /* subnormal: m * 2^-1074 */
+    if (m == 0)
+        return;
+    const int pos = bexp - 1075 + GR_EXACT_BIAS; /* bit index of m's last place, >= 14 */
+    const int k = pos >> 5, s = pos & 31;
+    const unsigned long long v = m << s; /* bits 0..63 of m 2^s; m 2^s < 2^84 */
+    const unsigned int d0 = (unsigned int)v, d1 = (unsigned int)(v >> 32);
+    const unsigned int d2 = s ? (unsigned int)(m >> (64 - s)) : 0u;
+    const bool neg = (bits >> 63) != 0;
+    if (d0)
+        gr_limb_add(acc.lo + k, acc.hi + k, d0, neg);
+    if (d1)
+        gr_limb_add(acc.lo + k + 1, acc.hi + k + 1, d1, neg);
+    if (d2)
+        gr_limb_add(acc.lo + k + 2, acc.hi + k + 2, d2, neg);
+}
+
+__device__ __forceinline__ long long gr_limb_get(const unsigned int *lo, const int *hi, int i)
+{
+    return (long long)(((unsigned long long)(unsigned int)hi[i] << 32) | lo[i]);
+}
+
+__device__ __forceinline__ void gr_limb_set(unsigned int *lo, int *hi, int i, long long v)
+{
+    lo[i] = (unsigned int)v;
+    hi[i] = (int)(v >> 32);
+}
+
+/* Per-thread state. */
+template <int K>
+struct gr_xthread {
+    double a[K];
+    unsigned int cnt[4]; /* this round's NaN, +Inf, -Inf terms and flushes (< 2^19 each) */
+    int nz;              /* some finite term was not -0.0 */
+    gr_xsuper acc;       /* this warp's superaccumulator */
+};
+
+template <int K>
+__device__ __forceinline__ void gr_x_reset(gr_xthread<K> &st)
+{
+    st.a[0] = -0.0;
+#pragma unroll
+    for (int i = 1; i < K; ++i)
+        st.a[i] = 0.0;
+}
+
+template <int K>
+__device__ __forceinline__ void gr_x_flush(gr_xthread<K> &st, double r)
+{
+    if (r != 0.0) {
+        ++st.cnt[3];
+        gr_super_add(st.acc, r);
+    }
+}
+
+/* Any term, checked: non-finite counted, huge flushed, the rest expanded. */
+template <int K>
+__device__ __forceinline__ void gr_x_add_checked(gr_xthread<K> &st, double t)
+{
+    const unsigned int hi = (unsigned int)__double2hiint(t) & 0x7FFFFFFFu;
+    if (hi >= 0x7FF00000u) {
+        if (t != t)
+            ++st.cnt[0];
+        else if (t > 0.0)
+            ++st.cnt[1];
+        else
+            ++st.cnt[2];
+    } else if (hi >= GR_X_BIG_HI) {
+        st.nz = 1;
+        ++st.cnt[3];
+        gr_super_add(st.acc, t);
+    } else {
+        gr_x_flush(st, gr_fpe_add(st.a, t));
+    }
+}
+
+/* The f64 term of an element for op (sum, abssum, sumsq). */
+template <int OP>
+__device__ __forceinline__ double gr_x_term(double x)
+{
+    if (OP == GR_C_ABSSUM)
+        return fabs(x);
+    if (OP == GR_C_SUMSQ)
+        return __dmul_rn(x, x); /* exact for f32 inputs only; f64 sumsq is not built */
+    return x;
+}
+
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, float x)
+{
+    gr_x_add_checked(st, gr_x_term<OP>((double)x));
+}
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, double x)
+{
+    gr_x_add_checked(st, gr_x_term<OP>(x));
+}
+
+/* Two doubles: one branch for the rare cases of both. */
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, double2 v)
+{
+    const double x = gr_x_term<OP>(v.x), y = gr_x_term<OP>(v.y);
+    const unsigned int hx = (unsigned int)__double2hiint(x) & 0x7FFFFFFFu;
+    const unsigned int hy = (unsigned int)__double2hiint(y) & 0x7FFFFFFFu;
+    if (__builtin_expect(max(hx, hy) >= GR_X_BIG_HI, 0)) {
+        gr_x_add_checked(st, x);
+        gr_x_add_checked(st, y);
+        return;
+    }
+    const double r0 = gr_fpe_add(st.a, x);
+    const double r1 = gr_fpe_add(st.a, y);
+    if (__builtin_expect(r0 != 0.0 || r1 != 0.0, 0)) {
+        gr_x_flush(st, r0);
+        gr_x_flush(st, r1);
+    }
+}
+
+/*
+ * Four floats. sum/abssum: when the exponent fields span at most 27, the four
+ * (as f64) are multiples of 2^(emin-150) below 2^(emax-124), so their sum fits
+ * 53 bits and one exact f64 sum enters the expansion. sumsq: four squares.
+ */
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
+{
+    unsigned int u0 = __float_as_uint(v.x), u1 = __float_as_uint(v.y);
+    unsigned int u2 = __float_as_uint(v.z), u3 = __float_as_uint(v.w);
+    if (OP == GR_C_ABSSUM) {
+        u0 &= 0x7FFFFFFFu;
+        u1 &= 0x7FFFFFFFu;
+        u2 &= 0x7FFFFFFFu;
+        u3 &= 0x7FFFFFFFu;
+    }
+    const unsigned int e0 = u0 & 0x7F800000u, e1 = u1 & 0x7F800000u;
+    const unsigned int e2 = u2 & 0x7F800000u, e3 = u3 & 0x7F800000u;
+    const unsigned int emax = max(max(e0, e1), max(e2, e3));
+    const double d0 = (double)__uint_as_float(u0), d1 = (double)__uint_as_float(u1);
+    const double d2 = (double)__uint_as_float(u2), d3 = (double)__uint_as_float(u3);
+    if (OP == GR_C_SUMSQ) {
+        if (__builtin_expect(emax >= 0x7F800000u, 0)) {
+            gr_x_add_checked(st, __dmul_rn(d0, d0));
+            gr_x_add_checked(st, __dmul_rn(d1, d1));
+            gr_x_add_checked(st, __dmul_rn(d2, d2));
+            gr_x_add_checked(st, __dmul_rn(d3, d3));
+            return;
+        }
+        const double r0 = gr_fpe_add(st.a, __dmul_rn(d0, d0));
+        const double r1 = gr_fpe_add(st.a, __dmul_rn(d1, d1));
+        const double r2 = gr_fpe_add(st.a, __dmul_rn(d2, d2));
+        const double r3 = gr_fpe_add(st.a, __dmul_rn(d3, d3));
+        if (__builtin_expect(r0 != 0.0 || r1 != 0.0 || r2 != 0.0 || r3 != 0.0, 0)) {
+            gr_x_flush(st, r0);
+            gr_x_flush(st, r1);
+            gr_x_flush(st, r2);
+            gr_x_flush(st, r3);
+        }
+        return;
+    }
+    const unsigned int emin = min(min(e0, e1), min(e2, e3));
+    if (__builtin_expect(emax - emin > (27u << 23) || emax >= 0x7F800000u, 0)) {
+        gr_x_add_checked(st, d0);
+        gr_x_add_checked(st, d1);
+        gr_x_add_checked(st, d2);
+        gr_x_add_checked(st, d3);
+        return;
+    }
+    const double q = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact */
+    gr_x_flush(st, gr_fpe_add(st.a, q));
+}
+
+/* ---- warp and block layers ---------------------------------------------- */
+
+/*
+ * End of a round: merge the warp's expansions exactly into lane 0 (residuals
+ * flushed), lane 0 flushes the merged expansion, every thread restarts from
+ * -0.0, and the block renormalises its limbs. Every thread of the block calls
+ * it (it contains __syncthreads and full-mask shuffles).
+ */
+template <int BLOCK, int K>
+__device__ __forceinline__ void gr_x_round_end(gr_xthread<K> &st, unsigned int *s_lo, int *s_hi,
+                                               unsigned long long *s_cnt)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    st.nz |= (unsigned long long)__double_as_longlong(st.a[0]) != GR_X_NEGZERO;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        double b[K];
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            b[j] = __shfl_down_sync(0xFFFFFFFFu, st.a[j], off);
+        if (lane < off) {
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                gr_x_flush(st, gr_fpe_add(st.a, b[j]));
+        }
+    }
+    if (lane == 0) {
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            gr_x_flush(st, st.a[j]);
+    }
+    gr_x_reset(st);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        if (st.cnt[c])
+            atomicAdd(&s_cnt[c], (unsigned long long)st.cnt[c]);
+        st.cnt[c] = 0u;
+    }
+    __syncthreads();
+
+    /* One parallel carry step over every warp's limbs (see the capacity note). */
+    const int TOT = (BLOCK / 32) * GR_X_NL;
+    const int PER = (TOT + BLOCK - 1) / BLOCK;
+    long long nv[PER];
+#pragma unroll
+    for (int p = 0; p < PER; ++p) {
+        const int idx = (int)threadIdx.x + p * BLOCK;
+        if (idx < TOT) {
+            const int k = idx % GR_X_NL;
+            const long long v = gr_limb_get(s_lo, s_hi, idx);
+            long long w = k == GR_X_NL - 1 ? v : (v & 0xFFFFFFFFll);
+            if (k > 0)
+                w += gr_limb_get(s_lo, s_hi, idx - 1) >> 32; /* arithmetic shift: floor division */
+            nv[p] = w;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < PER; ++p) {
+        const int idx = (int)threadIdx.x + p * BLOCK;
+        if (idx < TOT)
+            gr_limb_set(s_lo, s_hi, idx, nv[p]);
+    }
+    __syncthreads();
+}
+
+/* 16-byte vector of each element type. */
+template <typename T>
+struct gr_xvec;
+template <>
+struct gr_xvec<float> {
+    typedef float4 type;
+};
+template <>
+struct gr_xvec<double> {
+    typedef double2 type;
+};
+
+/* ---- grid layer: the kernel ------------------------------------------------ */
+
+/*
+ * Launch assumptions: blockDim.x == BLOCK; 1 <= gridDim.x <= GR_EXACT_GRID_MAX;
+ * `in` aligned to sizeof(T) (any offset from 16 bytes is fine);
+ * 1 <= round_vecs <= GR_EXACT_ROUND_VECS; *g zero at launch; launches sharing
+ * g are ordered. Result: the last block writes *result (count last) and
+ * leaves *g zero.
+ */
+template <int BLOCK, typename T, int OP, int K>
+__global__ void __launch_bounds__(BLOCK)
+    gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, gr_exact_scratch_t *g,
+                    gr_exact_result_t *result)
+{
+    typedef typename gr_xvec<T>::type vec_t;
+    const uint64_t VEC = 16 / sizeof(T);
+    const int NW = BLOCK / 32;
+    __shared__ unsigned int s_lo[NW * GR_X_NL];
+    __shared__ int s_hi[NW * GR_X_NL];
+    __shared__ unsigned long long s_cnt[4];
+    __shared__ int s_last;
+
+    for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
+        s_lo[i] = 0u;
+        s_hi[i] = 0;
+    }
+    if (threadIdx.x < 4)
+        s_cnt[threadIdx.x] = 0ull;
+    __syncthreads();
+
+    gr_xthread<K> st;
+    gr_x_reset(st);
+    for (int c = 0; c < 4; ++c)
+        st.cnt[c] = 0u;
+    st.nz = 0;
+    st.acc.lo = s_lo + (threadIdx.x >> 5) * GR_X_NL;
+    st.acc.hi = s_hi + (threadIdx.x >> 5) * GR_X_NL;
+
+    const uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
+    const uint64_t nthreads = (uint64_t)gridDim.x * BLOCK;
+
+    /* head (scalar) | whole 16-byte vectors | tail (scalar) */
+    const uintptr_t addr = (uintptr_t)in;
+    uint64_t head = (uint64_t)((16u - (addr & 15u)) & 15u) / sizeof(T);
+    if (head > n)
+        head = n;
+    const uint64_t nvec = (n - head) / VEC;
+    const uint64_t tail = head + nvec * VEC;
+    const vec_t *__restrict__ v = (const vec_t *)(in + head);
+
+    const uint64_t per_round = round_vecs * nthreads;
+    uint64_t lo = 0;
+    for (bool first = true; first || lo < nvec; first = false) {
+        const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
+        uint64_t i = lo + t;
+        /* four independent loads in flight before any use */
+        for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
+            const vec_t a = __ldg(v + i);
+            const vec_t b = __ldg(v + i + nthreads);
+            const vec_t c = __ldg(v + i + 2 * nthreads);
+            const vec_t d = __ldg(v + i + 3 * nthreads);
+            gr_x_vec<OP>(st, a);
+            gr_x_vec<OP>(st, b);
+            gr_x_vec<OP>(st, c);
+            gr_x_vec<OP>(st, d);
+        }
+        for (; i < hi; i += nthreads)
+            gr_x_vec<OP>(st, __ldg(v + i));
+        if (first) {
+            for (uint64_t j = t; j < head; j += nthreads)
+                gr_x_scalar<OP>(st, in[j]);
+            for (uint64_t j = tail + t; j < n; j += nthreads)
+                gr_x_scalar<OP>(st, in[j]);
+        }
+        lo = hi;
+        gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt);
+    }
+
+    /* block -> grid accumulator (integer atomics: any order gives the same) */
+    const int any_nz = __syncthreads_or(st.nz);
+    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
+        long long s = 0;
+        for (int w = 0; w < NW; ++w)
+            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + k);
+        if (s != 0)
+            atomicAdd(&g->limb[k], (unsigned long long)s);
+    }
+    if (threadIdx.x == 0) {
+        for (int c = 0; c < 4; ++c)
+            if (s_cnt[c])
+                atomicAdd(&g->cnt[c], s_cnt[c]);
+        if (any_nz)
+            atomicOr(&g->nonnegzero, 1u);
+    }
+    __threadfence(); /* this block's atomics before its ticket */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        s_last = atomicAdd(&g->ticket, 1u) == gridDim.x - 1u;
+    __syncthreads();
+    if (!s_last)
+        return;
+    __threadfence(); /* the ticket before the reads */
+    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
+        result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
+    if (threadIdx.x == 0) {
+        result->nan = atomicExch(&g->cnt[0], 0ull);
+        result->pinf = atomicExch(&g->cnt[1], 0ull);
+        result->ninf = atomicExch(&g->cnt[2], 0ull);
+        result->flushes = atomicExch(&g->cnt[3], 0ull);
+        result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
+        g->ticket = 0u;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        result->count = n;
+        __threadfence_system();
+    }
+}
+
+#endif /* GR_EXACT_CUH */

@@ -1,0 +1,127 @@
+/*
+ * gr_exact_kernels.h - extern "C" launcher of the exact (correctly rounded)
+ * reduce on the GPU: kernels/gr_exact.cuh holds the device layers and
+ * docs/EXACT.md the method, its capacity proof and its cost. Includable from
+ * C11 and from .cu files.
+ *
+ * The kernel returns the exact sum of the finite terms as integer limbs in the
+ * layout of gr_xacc_t (limb k holds 32-bit digits at 2^(32k - 1088)), plus the
+ * counts of NaN, +Inf and -Inf terms and whether any term was not -0.0. The
+ * host folds that into its gr_partial_t and rounds once (gr_partial_finish),
+ * so the value is bitwise the cpu backend's for any grid, block, expansion
+ * size, shard or offset.
+ *
+ * Like every launcher in kernels/, it enqueues on the given stream and returns
+ * the launch status, never an error of the kernel's execution.
+ */
+#ifndef GR_EXACT_KERNELS_H
+#define GR_EXACT_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gr_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The limb layout of gr_xacc_t (src/gr_xacc.h; static-asserted in exact.cu). */
+#define GR_EXACT_LIMBS 70
+#define GR_EXACT_BIAS 1088
+
+/* Default vectors (16 bytes) one thread reduces between two normalisations
+ * of its block's accumulator; see the capacity note in gr_exact.cuh. */
+#define GR_EXACT_ROUND_VECS (1u << 16)
+
+/*
+ * What one launch leaves in mapped pinned host memory. Written by the last
+ * block; `count` (= n) is written last, so a host that poisons it before the
+ * launch can tell a result that was never written.
+ */
+typedef struct gr_exact_result {
+    int64_t limb[GR_EXACT_LIMBS]; /* exact sum of the finite terms, not normalised: |limb| < 2^59 */
+    uint64_t count;               /* n */
+    uint64_t nan;                 /* NaN terms */
+    uint64_t pinf;                /* +Inf terms */
+    uint64_t ninf;                /* -Inf terms */
+    uint64_t nonnegzero;          /* 1 when some finite term was not -0.0, else 0 */
+    uint64_t flushes;             /* diagnostics: values added to the integer accumulator */
+} gr_exact_result_t;
+
+/*
+ * One launch.
+ *
+ * in:         n elements of dtype (GR_C_F32 or GR_C_F64), device-accessible,
+ *             aligned to the element size (else cudaErrorMisalignedAddress);
+ *             any element offset from a 16-byte boundary is fine.
+ * op, power:  GR_C_SUM, GR_C_ABSSUM, GR_C_SUMSQ (f32 only: x*x is exact in
+ *             f64), or GR_C_POWSUM with power 1 (= sum) or 2 (= sumsq, f32).
+ * terms:      floating-point expansion size per thread, 2 or 3; 0 = the
+ *             measured default for the dtype (GR_EXACT_TERMS_F32/_F64).
+ * grid:       1..GR_EXACT_GRID_MAX blocks; block: 128, 256 or 512.
+ * round_vecs: debug: vectors per thread between normalisations, 1..2^16;
+ *             0 = GR_EXACT_ROUND_VECS. Any value gives the same result.
+ * scratch:    gr_cuda_exact_scratch_bytes() of device memory, zeroed once
+ *             before the first launch; every launch leaves it zeroed.
+ * result:     device view of mapped pinned host memory (cudaHostAllocMapped).
+ * Launches on one scratch must be ordered (one stream).
+ */
+typedef struct gr_cuda_exact_launch {
+    const void *in;
+    uint64_t n;
+    int dtype;
+    int op;
+    int power;
+    int terms;
+    int grid;
+    int block;
+    unsigned int round_vecs;
+    void *scratch;
+    gr_exact_result_t *result;
+    cudaStream_t stream;
+} gr_cuda_exact_launch_t;
+
+/* Expansion sizes chosen by measurement on the H200 (docs/EXACT.md). */
+#define GR_EXACT_TERMS_F32 2
+#define GR_EXACT_TERMS_F64 3
+/* Most blocks one launch may use: keeps every limb sum below 2^59. */
+#define GR_EXACT_GRID_MAX (1 << 20)
+
+cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t *l);
+
+/* Bytes of device scratch a launch needs (independent of the grid). */
+size_t gr_cuda_exact_scratch_bytes(void);
+
+/* 1 when (dtype, op, power) has an exact GPU kernel, else 0. */
+int gr_cuda_exact_supported(int dtype, int op, int power);
+
+/* Resident blocks per SM of the exact kernel, on the current device. */
+cudaError_t gr_cuda_exact_occupancy(int dtype, int op, int power, int terms, int block, int *blocks_per_sm);
+
+/*
+ * Default grid for n elements on sm_count SMs: GR_EXACT_THREADS_PER_SM threads
+ * per SM (capped by max_blocks_per_sm, the occupancy), fewer when n is small.
+ * Fewer resident threads than the fast kernel: each one ends with an exact
+ * merge of its expansion, and 16 KB in flight per SM already covers HBM latency.
+ */
+#define GR_EXACT_THREADS_PER_SM 1024
+int gr_cuda_exact_grid(uint64_t n, int dtype, int block, int sm_count, int max_blocks_per_sm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#if !defined(__CUDACC__)
+#include "gr_xacc.h"
+/* The exact value of a result as a normalised gr_xacc_t (host C only). */
+static inline void gr_exact_result_to_xacc(const gr_exact_result_t *r, gr_xacc_t *x)
+{
+    for (int k = 0; k < GR_EXACT_LIMBS; ++k)
+        x->limb[k] = r->limb[k];
+    gr_xacc_normalize(x);
+}
+#endif
+
+#endif /* GR_EXACT_KERNELS_H */

@@ -1,0 +1,897 @@
+/*
+ * test_exact_gpu.c - the GPU exact reduce (kernels/gr_exact.cuh) against the
+ * CPU exact accumulator, bit for bit, through its launcher.
+ *
+ * The reference adds every term exactly with gr_xacc_add_double, as the cpu
+ * backend's exact mode does (gr_partial_add_term), and rounds with the rules
+ * of gr_partial_finish; built with the library (not GR_EXACT_TEST_STANDALONE)
+ * every result is also checked against gr_partial_finish itself. A case
+ * passes when the GPU's exact state (normalised limbs), its NaN/+Inf/-Inf
+ * counts, its -0.0 flag and the rounded value all equal the reference.
+ *
+ *   test_exact_gpu           generators x dtypes x ops x sizes x offsets x
+ *                            expansion sizes; grids 1, 7, 132, default and
+ *                            block sizes; forced rounds; adversarial arrays
+ *   test_exact_gpu --small   a few of each (for compute-sanitizer)
+ *   test_exact_gpu --big     N > 2^31: f32 ones (known answer), f32 and f64
+ *                            stress against a threaded CPU reference, grids
+ *                            1, 7 and default
+ *   test_exact_gpu --bench   GB/s of the exact kernel (2 and 3 terms, several
+ *                            grids) against the fast kernel on the same
+ *                            buffer, f32/f64 at 2^24 and 2^30
+ *
+ * Exit 77 (SKIP) where no GPU is visible; never PASS without one.
+ */
+#include "gr_common.h"
+#include "gr_exact_kernels.h"
+#include "gr_kernels.h"
+#include "gr_xacc.h"
+#include "test.h"
+
+#ifndef GR_EXACT_TEST_STANDALONE
+#include "gr_internal.h"
+#endif
+
+#include <cuda_runtime_api.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CU(call)                                                                                \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess)                                                                  \
+            GR_TEST_FAIL_("%s: %s (%s)", #call, cudaGetErrorName(e_), cudaGetErrorString(e_));  \
+    } while (0)
+
+static uint64_t g_checks;
+static int g_sms;
+static int g_small;
+
+/* ---- exact states ------------------------------------------------------------- */
+
+typedef struct xstate {
+    gr_xacc_t sum;
+    uint64_t count, nan, pinf, ninf, nonnegzero, adds;
+} xstate_t;
+
+static void xs_init(xstate_t *s) { memset(s, 0, sizeof(*s)); }
+
+/* One term, exactly as gr_partial_add_term does it. */
+static void xs_add(xstate_t *s, double t)
+{
+    if (isnan(t)) {
+        s->nan++;
+    } else if (isinf(t)) {
+        if (t > 0)
+            s->pinf++;
+        else
+            s->ninf++;
+    } else {
+        if (!(t == 0 && signbit(t)))
+            s->nonnegzero++;
+        gr_xacc_add_double(&s->sum, t);
+        if (++s->adds >= GR_XACC_HEADROOM) {
+            gr_xacc_normalize(&s->sum);
+            s->adds = 0;
+        }
+    }
+}
+
+static void xs_merge(xstate_t *s, const xstate_t *q)
+{
+    gr_xacc_t a = q->sum;
+    gr_xacc_normalize(&a);
+    gr_xacc_normalize(&s->sum);
+    gr_xacc_add(&s->sum, &a);
+    gr_xacc_normalize(&s->sum);
+    s->count += q->count;
+    s->nan += q->nan;
+    s->pinf += q->pinf;
+    s->ninf += q->ninf;
+    s->nonnegzero += q->nonnegzero;
+}
+
+/* The rules of gr_partial_finish for a floating sum-like op. */
+static double xs_finish(const xstate_t *s, int dtype)
+{
+    if (s->nan > 0 || (s->pinf > 0 && s->ninf > 0))
+        return NAN;
+    if (s->pinf > 0)
+        return INFINITY;
+    if (s->ninf > 0)
+        return -INFINITY;
+    double r = dtype == GR_C_F32 ? (double)gr_xacc_to_float(&s->sum) : gr_xacc_to_double(&s->sum);
+    if (r == 0 && s->count > 0 && s->nonnegzero == 0)
+        r = -0.0;
+    return r;
+}
+
+#ifndef GR_EXACT_TEST_STANDALONE
+/* The library's own finish, from a partial folded like the cuda backend does. */
+static double lib_finish(const xstate_t *s, int dtype, int op)
+{
+    gr_partial_t p;
+    gr_partial_init(&p);
+    p.sum = s->sum;
+    p.count = (int64_t)s->count;
+    p.nan = (int64_t)s->nan;
+    p.pinf = (int64_t)s->pinf;
+    p.ninf = (int64_t)s->ninf;
+    p.nonnegzero = (int64_t)s->nonnegzero;
+    gr_desc_t d;
+    gr_desc_init(&d);
+    d.dtype = (gr_dtype_t)dtype;
+    d.op.kind = (gr_op_kind_t)op;
+    d.op.power = 1;
+    d.mode = GR_MODE_EXACT;
+    gr_value_t v;
+    gr_partial_finish(&p, &d, &v);
+    return v.f;
+}
+#endif
+
+static const char *dt_name(int dt) { return dt == GR_C_F32 ? "f32" : "f64"; }
+static const char *op_name(int op)
+{
+    return op == GR_C_SUM ? "sum" : op == GR_C_ABSSUM ? "abssum" : op == GR_C_SUMSQ ? "sumsq" : "?";
+}
+static size_t esz(int dt) { return dt == GR_C_F32 ? 4 : 8; }
+
+static double elem(const void *h, int dt, uint64_t i)
+{
+    return dt == GR_C_F32 ? (double)((const float *)h)[i] : ((const double *)h)[i];
+}
+
+static void ref_host(const void *h, int dt, int op, uint64_t n, xstate_t *s)
+{
+    xs_init(s);
+    s->count = n;
+    for (uint64_t i = 0; i < n; ++i)
+        xs_add(s, gr_term_f(op, 1, elem(h, dt, i)));
+}
+
+/* ---- the GPU side ---------------------------------------------------------------- */
+
+typedef struct gpu {
+    void *scratch;
+    gr_exact_result_t *res_host, *res_dev;
+    cudaStream_t stream;
+    void *buf;
+    size_t buf_bytes;
+} gpu_t;
+
+static gpu_t G;
+
+static void gpu_init(void)
+{
+    CU(cudaStreamCreate(&G.stream));
+    CU(cudaMalloc(&G.scratch, gr_cuda_exact_scratch_bytes()));
+    CU(cudaMemset(G.scratch, 0, gr_cuda_exact_scratch_bytes()));
+    CU(cudaHostAlloc((void **)&G.res_host, sizeof(gr_exact_result_t), cudaHostAllocMapped));
+    CU(cudaHostGetDevicePointer((void **)&G.res_dev, G.res_host, 0));
+    CU(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
+}
+
+static void *gpu_buf(size_t bytes)
+{
+    if (bytes > G.buf_bytes) {
+        if (G.buf)
+            CU(cudaFree(G.buf));
+        G.buf_bytes = bytes < ((size_t)1 << 20) ? ((size_t)1 << 20) : bytes;
+        CU(cudaMalloc(&G.buf, G.buf_bytes));
+    }
+    return G.buf;
+}
+
+typedef struct cfg {
+    int terms, grid, block;
+    unsigned round_vecs;
+} cfg_t;
+
+static int default_grid(uint64_t n, int dt, int op, int terms, int block)
+{
+    int occ = 0;
+    CU(gr_cuda_exact_occupancy(dt, op, 1, terms, block, &occ));
+    ASSERT(occ >= 1);
+    return gr_cuda_exact_grid(n, dt, block, g_sms, occ);
+}
+
+/* Reduce n elements at device pointer d; fills the GPU's exact state. */
+static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t *s)
+{
+    gr_cuda_exact_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.in = d;
+    l.n = n;
+    l.dtype = dt;
+    l.op = op;
+    l.power = 1;
+    l.terms = c.terms;
+    l.block = c.block ? c.block : 256;
+    l.grid = c.grid ? c.grid : default_grid(n, dt, op, c.terms, l.block);
+    l.round_vecs = c.round_vecs;
+    l.scratch = G.scratch;
+    l.result = G.res_dev;
+    l.stream = G.stream;
+    memset(G.res_host, 0xA5, sizeof(*G.res_host));
+    G.res_host->count = UINT64_MAX;
+    CU(gr_cuda_launch_reduce_exact(&l));
+    CU(cudaStreamSynchronize(G.stream));
+    const gr_exact_result_t *r = G.res_host;
+    if (r->count != n)
+        GR_TEST_FAIL_("%s %s n=%llu grid %d block %d: the kernel did not write its result (count %llu)", dt_name(dt),
+                      op_name(op), (unsigned long long)n, l.grid, l.block, (unsigned long long)r->count);
+    xs_init(s);
+    gr_exact_result_to_xacc(r, &s->sum);
+    s->count = n;
+    s->nan = r->nan;
+    s->pinf = r->pinf;
+    s->ninf = r->ninf;
+    s->nonnegzero = r->nonnegzero;
+}
+
+static void expect_same(const char *what, const xstate_t *gpu, const xstate_t *ref, int dt, int op)
+{
+    gr_xacc_t a = gpu->sum, b = ref->sum;
+    gr_xacc_normalize(&a);
+    gr_xacc_normalize(&b);
+    double vg = xs_finish(gpu, dt), vr = xs_finish(ref, dt);
+    int bad = memcmp(&a, &b, sizeof(a)) != 0 || gpu->nan != ref->nan || gpu->pinf != ref->pinf ||
+              gpu->ninf != ref->ninf || (gpu->nonnegzero != 0) != (ref->nonnegzero != 0) ||
+              memcmp(&vg, &vr, sizeof(vg)) != 0;
+    if (bad) {
+        fprintf(stderr, "FAIL %s: gpu %.17g (%a) nan %llu +inf %llu -inf %llu nz %llu; cpu %.17g (%a) nan %llu "
+                        "+inf %llu -inf %llu nz %llu\n",
+                what, vg, vg, (unsigned long long)gpu->nan, (unsigned long long)gpu->pinf,
+                (unsigned long long)gpu->ninf, (unsigned long long)gpu->nonnegzero, vr, vr,
+                (unsigned long long)ref->nan, (unsigned long long)ref->pinf, (unsigned long long)ref->ninf,
+                (unsigned long long)ref->nonnegzero);
+        for (int k = GR_XACC_LIMBS - 1; k >= 0; --k)
+            if (a.limb[k] != b.limb[k])
+                fprintf(stderr, "  limb %d: gpu %lld cpu %lld\n", k, (long long)a.limb[k], (long long)b.limb[k]);
+        exit(1);
+    }
+#ifndef GR_EXACT_TEST_STANDALONE
+    double vl = lib_finish(gpu, dt, op);
+    if (memcmp(&vl, &vr, sizeof(vl)) != 0)
+        GR_TEST_FAIL_("%s: gr_partial_finish gives %a, the test's mirror %a", what, vl, vr);
+#else
+    (void)op;
+#endif
+    g_checks++;
+}
+
+/* Upload host data at element offset off and compare every config with ref. */
+static void check_host(const char *name, const void *h, int dt, int op, uint64_t n, uint64_t off, const cfg_t *cfgs,
+                       int ncfg, const xstate_t *ref_in)
+{
+    xstate_t ref, got;
+    if (ref_in)
+        ref = *ref_in;
+    else
+        ref_host(h, dt, op, n, &ref);
+    char *base = (char *)gpu_buf((n + off + 1) * esz(dt));
+    void *d = base + off * esz(dt);
+    if (n)
+        CU(cudaMemcpy(d, h, n * esz(dt), cudaMemcpyHostToDevice));
+    for (int c = 0; c < ncfg; ++c) {
+        char what[256];
+        snprintf(what, sizeof(what), "%s %s %s n=%llu off=%llu terms %d grid %d block %d rounds %u", name,
+                 dt_name(dt), op_name(op), (unsigned long long)n, (unsigned long long)off, cfgs[c].terms,
+                 cfgs[c].grid, cfgs[c].block, cfgs[c].round_vecs);
+        gpu_run(d, n, dt, op, cfgs[c], &got);
+        expect_same(what, &got, &ref, dt, op);
+    }
+}
+
+static const cfg_t CFG_TERMS[] = {{2, 0, 0, 0}, {3, 0, 0, 0}};
+
+/* ---- generators ------------------------------------------------------------------ */
+
+static void *gen_host(int gen, int dt, uint64_t n, uint64_t begin)
+{
+    void *h = malloc((n ? n : 1) * esz(dt));
+    ASSERT(h);
+    gr_gen_keys_t k = gr_gen_make_keys(0x5EEDF00Dull);
+    for (uint64_t i = 0; i < n; ++i) {
+        double v = gr_gen_float(gen, dt, k, begin + i);
+        if (dt == GR_C_F32)
+            ((float *)h)[i] = (float)v;
+        else
+            ((double *)h)[i] = v;
+    }
+    return h;
+}
+
+static const char *GEN_NAMES[] = {"ones", "iota", "uniform", "normal", "randint", "stress"};
+
+static void test_generators(void)
+{
+    static const uint64_t sizes[] = {0, 1, 2, 3, 5, 17, 1000, 65537, 1000003, 4194311};
+    const int nsizes = g_small ? 6 : 10;
+    for (int gen = 0; gen < 6; ++gen) {
+        for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+            for (int op = 0; op <= GR_C_SUMSQ; ++op) {
+                if (op == GR_C_MIN || op == GR_C_MAX || (op == GR_C_SUMSQ && dt == GR_C_F64))
+                    continue;
+                if (g_small && gen != GR_C_STRESS && gen != GR_C_UNIFORM)
+                    continue;
+                for (int si = 0; si < nsizes; ++si) {
+                    uint64_t n = sizes[si];
+                    /* begin 7: the shard of a rank that starts mid-dataset */
+                    void *h = gen_host(gen, dt, n, si & 1 ? 7 : 0);
+                    xstate_t ref;
+                    ref_host(h, dt, op, n, &ref);
+                    for (uint64_t off = 0; off < 4; off += (n > 100000 ? 3 : 1))
+                        check_host(GEN_NAMES[gen], h, dt, op, n, off, CFG_TERMS, 2, &ref);
+                    free(h);
+                }
+            }
+        }
+    }
+    printf("generators: %llu checks passed\n", (unsigned long long)g_checks);
+}
+
+/* ---- launch shapes ------------------------------------------------------------------ */
+
+static void test_shapes(void)
+{
+    cfg_t cfgs[64];
+    int nc = 0;
+    const int grids[] = {1, 7, 132, 0};
+    const int blocks[] = {128, 256, 512};
+    for (int t = 2; t <= 3; ++t)
+        for (int gi = 0; gi < 4; ++gi)
+            for (int bi = 0; bi < 3; ++bi) {
+                cfg_t c = {t, grids[gi], blocks[bi], 0};
+                cfgs[nc++] = c;
+            }
+    /* forced rounds: the per-round merge and renormalisation many times over */
+    const unsigned rounds[] = {1, 2, 5};
+    for (int ri = 0; ri < 3; ++ri) {
+        cfg_t a = {2, 3, 128, rounds[ri]}, b = {3, 0, 256, rounds[ri]};
+        cfgs[nc++] = a;
+        cfgs[nc++] = b;
+    }
+    const uint64_t n = g_small ? 20011 : 3000017;
+    for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+        for (int gen = GR_C_UNIFORM; gen <= GR_C_STRESS; gen += GR_C_STRESS - GR_C_UNIFORM) {
+            void *h = gen_host(gen, dt, n, 1);
+            check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, cfgs, g_small ? 8 : nc, NULL);
+            free(h);
+        }
+    }
+    printf("shapes: %llu checks passed\n", (unsigned long long)g_checks);
+}
+
+/* ---- adversarial arrays ---------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static uint64_t rng(void) { return rng_state = gr_mix64(rng_state); }
+
+/* Shuffle n elements of size sz (Fisher-Yates with the test's generator). */
+static void shuffle(void *a, uint64_t n, size_t sz)
+{
+    char tmp[8];
+    for (uint64_t i = n; i > 1; --i) {
+        uint64_t j = rng() % i;
+        memcpy(tmp, (char *)a + (i - 1) * sz, sz);
+        memcpy((char *)a + (i - 1) * sz, (char *)a + j * sz, sz);
+        memcpy((char *)a + j * sz, tmp, sz);
+    }
+}
+
+/* An array of doubles (converted to dt); checked for every op, offsets 0 and 1, terms 2 and 3. */
+static void check_doubles(const char *name, const double *v, uint64_t n, int dt, double expect_sum, int has_expect)
+{
+    void *h = malloc((n ? n : 1) * esz(dt));
+    ASSERT(h);
+    for (uint64_t i = 0; i < n; ++i) {
+        if (dt == GR_C_F32)
+            ((float *)h)[i] = (float)v[i];
+        else
+            ((double *)h)[i] = v[i];
+    }
+    for (int op = 0; op <= GR_C_SUMSQ; ++op) {
+        if (op == GR_C_MIN || op == GR_C_MAX || (op == GR_C_SUMSQ && dt == GR_C_F64))
+            continue;
+        xstate_t ref;
+        ref_host(h, dt, op, n, &ref);
+        if (op == GR_C_SUM && has_expect) {
+            double r = xs_finish(&ref, dt);
+            if (memcmp(&r, &expect_sum, sizeof(r)) != 0)
+                GR_TEST_FAIL_("%s %s: the cpu reference gives %a, the known answer is %a", name, dt_name(dt), r,
+                              expect_sum);
+        }
+        for (uint64_t off = 0; off < 2; ++off)
+            check_host(name, h, dt, op, n, off, CFG_TERMS, 2, &ref);
+        if (!g_small) {
+            cfg_t c[] = {{2, 1, 128, 1}, {3, 7, 512, 3}};
+            check_host(name, h, dt, op, n, 3, c, 2, &ref);
+        }
+    }
+    free(h);
+}
+
+static double *dalloc(uint64_t n)
+{
+    double *v = (double *)calloc(n ? n : 1, sizeof(double));
+    ASSERT(v);
+    return v;
+}
+
+/* Random finite double (dt f64) or float (dt f32) over the whole exponent range, subnormals included. */
+static double any_finite(int dt)
+{
+    for (;;) {
+        uint64_t b = rng();
+        if (dt == GR_C_F32) {
+            uint32_t u = (uint32_t)b;
+            float f;
+            memcpy(&f, &u, sizeof(f));
+            if (isfinite(f))
+                return (double)f;
+        } else {
+            double d;
+            memcpy(&d, &b, sizeof(d));
+            if (isfinite(d))
+                return d;
+        }
+    }
+}
+
+static void test_adversarial(void)
+{
+    const uint64_t rep = g_small ? 3001 : 200003;
+    for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+        /* massive cancellation: (x, 1, -x) shuffled; the sum is the count of ones */
+        const double bigs[] = {1e30, dt == GR_C_F32 ? 3e38 : 1e300};
+        for (int b = 0; b < 2; ++b) {
+            uint64_t n = 3 * rep;
+            double *v = dalloc(n);
+            double x = dt == GR_C_F32 ? (double)(float)bigs[b] : bigs[b];
+            for (uint64_t i = 0; i < rep; ++i) {
+                v[3 * i] = x;
+                v[3 * i + 1] = 1.0;
+                v[3 * i + 2] = -x;
+            }
+            check_doubles("cancel-ordered", v, n, dt, (double)rep, 1);
+            shuffle(v, n, sizeof(double));
+            check_doubles("cancel-shuffled", v, n, dt, dt == GR_C_F32 ? (double)(float)rep : (double)rep, 1);
+            free(v);
+        }
+        /* full exponent range with subnormals; and the same with each value's negation (sum 0) */
+        {
+            uint64_t n = rep;
+            double *v = dalloc(2 * n);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = any_finite(dt);
+            check_doubles("full-range", v, n, dt, 0, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                v[n + i] = -v[i];
+            shuffle(v, 2 * n, sizeof(double));
+            check_doubles("full-range-cancel", v, 2 * n, dt, 0.0, 1);
+            /* subnormals only */
+            for (uint64_t i = 0; i < n; ++i) {
+                uint64_t m = rng();
+                v[i] = dt == GR_C_F32 ? (double)((float)(m & 0x7FFFFF) * 0x1p-149f) * ((m >> 40) & 1 ? -1 : 1)
+                                      : ldexp((double)(m & 0xFFFFFFFFFFFFFull), -1074) * ((m >> 60) & 1 ? -1 : 1);
+            }
+            check_doubles("subnormal", v, n, dt, 0, 0);
+            free(v);
+        }
+        /* near overflow: max, max, -max ... stays finite; all +max overflows to +Inf, all -max to -Inf */
+        {
+            const double mx = dt == GR_C_F32 ? (double)FLT_MAX : DBL_MAX;
+            uint64_t n = rep;
+            double *v = dalloc(n);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = (i % 3 == 2) ? -mx : mx;
+            check_doubles("near-overflow-mixed", v, n, dt, 0, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = mx * (1.0 - (double)(i % 7) * 0x1p-20);
+            check_doubles("overflow-pos", v, n, dt, INFINITY, 1);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = -v[i];
+            check_doubles("overflow-neg", v, n, dt, -INFINITY, 1);
+            /* exactly at the edge: max + ulp/2 rounds to +Inf (tie to even, beyond range) */
+            double ulp = dt == GR_C_F32 ? 0x1p104 : 0x1p971;
+            double e1[] = {mx, ulp / 2};
+            check_doubles("overflow-tie", e1, 2, dt, INFINITY, 1);
+            double e2[] = {mx, ulp / 4};
+            check_doubles("overflow-below-tie", e2, 2, dt, mx, 1);
+            free(v);
+        }
+        /* signed zeros */
+        {
+            uint64_t n = rep;
+            double *v = dalloc(n);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = -0.0;
+            check_doubles("all-neg-zero", v, n, dt, -0.0, 1);
+            v[n / 2] = 0.0;
+            check_doubles("neg-zeros-one-pos", v, n, dt, 0.0, 1);
+            v[n / 2] = -0.0;
+            v[n / 3] = 1.5;
+            v[n / 4] = -1.5;
+            check_doubles("neg-zeros-cancel", v, n, dt, 0.0, 1);
+            check_doubles("one-neg-zero", v + n / 2, 1, dt, -0.0, 1);
+            free(v);
+        }
+        /* NaN and Inf mixes among finite values */
+        {
+            uint64_t n = rep;
+            double *v = dalloc(n);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = any_finite(dt) * (dt == GR_C_F64 ? 0x1p-900 : 1.0);
+            v[n - 1] = INFINITY;
+            check_doubles("pinf", v, n, dt, INFINITY, 1);
+            v[n / 3] = -INFINITY;
+            check_doubles("pinf-ninf", v, n, dt, NAN, 0);
+            v[n - 1] = 1.0;
+            check_doubles("ninf", v, n, dt, -INFINITY, 1);
+            v[n / 2] = NAN;
+            check_doubles("ninf-nan", v, n, dt, NAN, 0);
+            for (uint64_t i = 0; i < n; i += 5)
+                v[i] = (i / 5) % 3 == 0 ? NAN : (i / 5) % 3 == 1 ? INFINITY : -INFINITY;
+            check_doubles("many-nonfinite", v, n, dt, NAN, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = (i & 1) ? DBL_MAX : INFINITY;
+            if (dt == GR_C_F64)
+                check_doubles("inf-and-huge", v, n, dt, INFINITY, 1);
+            free(v);
+        }
+        /* ties: the exact sum lies halfway between two neighbours of the target format */
+        if (dt == GR_C_F64) {
+            double t1[] = {1.0, 0x1p-54, 0x1p-54};                /* 1 + 2^-53: tie -> even (1) */
+            check_doubles("tie-even-down", t1, 3, dt, 1.0, 1);
+            double t2[] = {1.0 + 0x1p-52, 0x1p-54, 0x1p-54};      /* tie -> even (up) */
+            check_doubles("tie-even-up", t2, 3, dt, 1.0 + 0x1p-51, 1);
+            double t3[] = {1.0, 0x1p-54, 0x1p-54, 0x1p-1074};     /* just above the tie */
+            check_doubles("tie-above", t3, 4, dt, 1.0 + 0x1p-52, 1);
+            double t4[] = {1.0, 0x1p-53, -0x1p-1074};             /* just below the tie */
+            check_doubles("tie-below", t4, 3, dt, 1.0, 1);
+            double t5[] = {0x1p-1074, 0.0, 0x1p-1074}; /* subnormal sums are exact */
+            check_doubles("subnormal-sum", t5, 3, dt, 0x1p-1073, 1);
+        } else {
+            double t1[] = {1.0, 0x1p-25, 0x1p-25};                /* 1 + 2^-24: tie -> 1 */
+            check_doubles("f32-tie-even-down", t1, 3, dt, 1.0, 1);
+            double t2[] = {1.0 + 0x1p-23, 0x1p-25, 0x1p-25};
+            check_doubles("f32-tie-even-up", t2, 3, dt, 1.0 + 0x1p-22, 1);
+            /* double rounding trap: 1 + 2^-24 + 2^-60 rounds to 1 + 2^-23 in one step,
+             * but to 1 + 2^-24 (f64) and then 1 (f32) in two */
+            double t3[] = {1.0, 0x1p-25, 0x1p-25, 0x1p-61, 0x1p-61};
+            check_doubles("f32-double-rounding", t3, 5, dt, 1.0 + 0x1p-23, 1);
+            double t4[] = {0x1p-149, 0x1p-149, 0x1p-149};
+            check_doubles("f32-subnormal-sum", t4, 3, dt, 0x1.8p-148, 1);
+            double t5[] = {(double)FLT_MAX, 0x1p103};              /* FLT_MAX + ulp/2: tie beyond range -> Inf */
+            check_doubles("f32-overflow-tie", t5, 2, dt, INFINITY, 1);
+        }
+        /* long sums whose true value is tiny: big values that cancel in pairs, plus one tiny term */
+        {
+            uint64_t n = rep * 2 + 1;
+            double *v = dalloc(n);
+            for (uint64_t i = 0; i < rep; ++i) {
+                double m = (double)(1 + (rng() & 0xFFFFF)) * (dt == GR_C_F32 ? 0x1p60 : 0x1p900);
+                v[2 * i] = (rng() & 1) ? m : -m;
+                v[2 * i + 1] = -v[2 * i];
+            }
+            v[n - 1] = dt == GR_C_F32 ? 0x1p-149 : 0x1p-1074;
+            shuffle(v, n, sizeof(double));
+            check_doubles("tiny-result", v, n, dt, dt == GR_C_F32 ? 0x1p-149 : 0x1p-1074, 1);
+            free(v);
+        }
+    }
+    printf("adversarial: %llu checks passed\n", (unsigned long long)g_checks);
+}
+
+static void test_unsupported(void)
+{
+    ASSERT(!gr_cuda_exact_supported(GR_C_F64, GR_C_SUMSQ, 1));
+    ASSERT(!gr_cuda_exact_supported(GR_C_F64, GR_C_POWSUM, 2));
+    ASSERT(!gr_cuda_exact_supported(GR_C_F32, GR_C_POWSUM, 3));
+    ASSERT(!gr_cuda_exact_supported(GR_C_I32, GR_C_SUM, 1));
+    ASSERT(!gr_cuda_exact_supported(GR_C_F32, GR_C_MIN, 1));
+    ASSERT(gr_cuda_exact_supported(GR_C_F32, GR_C_POWSUM, 2));
+    ASSERT(gr_cuda_exact_supported(GR_C_F64, GR_C_POWSUM, 1));
+    gr_cuda_exact_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.in = gpu_buf(64);
+    l.n = 4;
+    l.dtype = GR_C_F64;
+    l.op = GR_C_SUMSQ;
+    l.power = 1;
+    l.grid = 1;
+    l.block = 256;
+    l.scratch = G.scratch;
+    l.result = G.res_dev;
+    l.stream = G.stream;
+    ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorInvalidValue);
+    l.op = GR_C_SUM;
+    l.block = 96;
+    ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorInvalidValue);
+    l.block = 256;
+    l.in = (const char *)G.buf + 4;
+    ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorMisalignedAddress);
+    /* powsum:1 and powsum:2 (f32) are sum and sumsq */
+    float h[5] = {1.5f, -2.0f, 3.0f, 0.25f, -0.5f};
+    CU(cudaMemcpy(G.buf, h, sizeof(h), cudaMemcpyHostToDevice));
+    l.in = G.buf;
+    l.n = 5;
+    l.dtype = GR_C_F32;
+    l.op = GR_C_POWSUM;
+    l.power = 2;
+    G.res_host->count = UINT64_MAX;
+    CU(gr_cuda_launch_reduce_exact(&l));
+    CU(cudaStreamSynchronize(G.stream));
+    gr_xacc_t x;
+    gr_exact_result_to_xacc(G.res_host, &x);
+    ASSERT_BITS_EQ(gr_xacc_to_double(&x), 2.25 + 4.0 + 9.0 + 0.0625 + 0.25);
+    g_checks += 9;
+    printf("unsupported/powsum: %llu checks passed\n", (unsigned long long)g_checks);
+}
+
+/* ---- N > 2^31 ----------------------------------------------------------------------- */
+
+typedef struct refjob {
+    int gen, dt;
+    uint64_t begin, end;
+    xstate_t s;
+} refjob_t;
+
+static void *ref_worker(void *arg)
+{
+    refjob_t *j = (refjob_t *)arg;
+    gr_gen_keys_t k = gr_gen_make_keys(0x5EEDF00Dull);
+    xs_init(&j->s);
+    for (uint64_t i = j->begin; i < j->end; ++i) {
+        double v = gr_gen_float(j->gen, j->dt, k, i);
+        if (j->dt == GR_C_F32)
+            v = (double)(float)v;
+        xs_add(&j->s, v);
+    }
+    j->s.count = j->end - j->begin;
+    return NULL;
+}
+
+/* Exact reference of generator values [0, n), computed chunk-wise on all cores. */
+static void ref_generated(int gen, int dt, uint64_t n, xstate_t *out)
+{
+    enum { NT = 64 };
+    pthread_t th[NT];
+    refjob_t *jobs = (refjob_t *)calloc(NT, sizeof(refjob_t));
+    ASSERT(jobs);
+    for (int t = 0; t < NT; ++t) {
+        jobs[t].gen = gen;
+        jobs[t].dt = dt;
+        jobs[t].begin = n / NT * (uint64_t)t;
+        jobs[t].end = t == NT - 1 ? n : n / NT * (uint64_t)(t + 1);
+        ASSERT(pthread_create(&th[t], NULL, ref_worker, &jobs[t]) == 0);
+    }
+    xs_init(out);
+    for (int t = 0; t < NT; ++t) {
+        pthread_join(th[t], NULL);
+        xs_merge(out, &jobs[t].s);
+    }
+    free(jobs);
+}
+
+static void test_big(void)
+{
+    size_t free_b = 0, total_b = 0;
+    CU(cudaMemGetInfo(&free_b, &total_b));
+    const uint64_t n32 = (1ull << 31) + (1ull << 20) + 3;
+    const uint64_t n64 = (1ull << 31) + 5;
+    if (free_b < n64 * 8 + ((size_t)1 << 30))
+        GR_TEST_SKIP("--big needs %.1f GiB of free GPU memory, %.1f GiB free", (double)(n64 * 8) / 1073741824.0 + 1,
+                     (double)free_b / 1073741824.0);
+    /* f32 ones: the exact sum is n, an integer; the f32 result is n rounded once */
+    void *d = gpu_buf(n64 * 8);
+    CU(gr_cuda_launch_generate(d, GR_C_F32, GR_C_ONES, 0x5EEDF00Dull, 0, n32, G.stream));
+    const cfg_t cfgs[] = {{0, 0, 0, 0}, {2, 7, 256, 0}, {3, 1, 512, 0}};
+    for (int c = 0; c < 3; ++c) {
+        xstate_t got;
+        gpu_run(d, n32, GR_C_F32, GR_C_SUM, cfgs[c], &got);
+        int64_t iv = 0;
+        ASSERT(gr_xacc_to_i64(&got.sum, &iv));
+        ASSERT_EQ_U((uint64_t)iv, n32);
+        ASSERT_BITS_EQ(xs_finish(&got, GR_C_F32), (double)(float)n32);
+        g_checks++;
+    }
+    printf("big: f32 ones n=%llu exact\n", (unsigned long long)n32);
+    /* stress, f32 and f64, against the threaded CPU reference; grid 1 runs >= 128 rounds in one block */
+    for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+        const uint64_t n = dt == GR_C_F32 ? n32 : n64;
+        CU(gr_cuda_launch_generate(d, dt, GR_C_STRESS, 0x5EEDF00Dull, 0, n, G.stream));
+        xstate_t ref;
+        ref_generated(GR_C_STRESS, dt, n, &ref);
+        for (int c = 0; c < 3; ++c) {
+            char what[128];
+            snprintf(what, sizeof(what), "big stress %s n=%llu terms %d grid %d block %d", dt_name(dt),
+                     (unsigned long long)n, cfgs[c].terms, cfgs[c].grid, cfgs[c].block);
+            xstate_t got;
+            gpu_run(d, n, dt, GR_C_SUM, cfgs[c], &got);
+            expect_same(what, &got, &ref, dt, GR_C_SUM);
+        }
+        printf("big: stress %s n=%llu = %a\n", dt_name(dt), (unsigned long long)n, xs_finish(&ref, dt));
+    }
+    printf("big: %llu checks passed\n", (unsigned long long)g_checks);
+}
+
+/* ---- timing -------------------------------------------------------------------------- */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define NREP 15
+
+/* Median seconds of NREP launches of fn (one event pair each, after 3 warm-ups). */
+typedef void (*launch_fn)(void *arg);
+static double time_median(launch_fn fn, void *arg)
+{
+    cudaEvent_t ev[NREP + 1];
+    for (int i = 0; i <= NREP; ++i)
+        CU(cudaEventCreate(&ev[i]));
+    for (int i = 0; i < 3; ++i)
+        fn(arg);
+    CU(cudaEventRecord(ev[0], G.stream));
+    for (int i = 0; i < NREP; ++i) {
+        fn(arg);
+        CU(cudaEventRecord(ev[i + 1], G.stream));
+    }
+    CU(cudaStreamSynchronize(G.stream));
+    float ms[NREP];
+    for (int i = 0; i < NREP; ++i)
+        CU(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+    for (int i = 0; i <= NREP; ++i)
+        CU(cudaEventDestroy(ev[i]));
+    qsort(ms, NREP, sizeof(float), cmp_float);
+    return ms[NREP / 2] * 1e-3;
+}
+
+typedef struct bench_arg {
+    gr_cuda_exact_launch_t x;
+    gr_cuda_reduce_launch_t f;
+} bench_arg_t;
+
+static void run_exact(void *a) { CU(gr_cuda_launch_reduce_exact(&((bench_arg_t *)a)->x)); }
+static void run_fast(void *a) { CU(gr_cuda_launch_reduce(&((bench_arg_t *)a)->f)); }
+
+static void test_bench(void)
+{
+    void *fscratch;
+    unsigned int *ticket;
+    gr_local_t *fres_h, *fres_d;
+    CU(cudaMalloc(&fscratch, (size_t)GR_CUDA_GRID_MAX * GR_CUDA_SCRATCH_BYTES_PER_BLOCK));
+    CU(cudaMalloc((void **)&ticket, sizeof(unsigned int)));
+    CU(cudaMemset(ticket, 0, sizeof(unsigned int)));
+    CU(cudaHostAlloc((void **)&fres_h, sizeof(gr_local_t), cudaHostAllocMapped));
+    CU(cudaHostGetDevicePointer((void **)&fres_d, fres_h, 0));
+    const uint64_t ns[] = {1ull << 24, 1ull << 30};
+    printf("bench: GPU with %d SMs; GB/s = bytes read / median kernel time of %d launches\n", g_sms, NREP);
+    printf("bench: %-4s %-8s %-11s %-22s %10s %10s %8s %12s\n", "dt", "gen", "n", "variant", "time_us", "GB/s",
+           "vs_fast", "flushes");
+    for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+        for (int ni = 0; ni < 2; ++ni) {
+            const uint64_t n = ns[ni];
+            void *d = gpu_buf(n * esz(dt));
+            for (int gen = GR_C_UNIFORM; gen <= GR_C_STRESS; gen += GR_C_STRESS - GR_C_UNIFORM) {
+                CU(gr_cuda_launch_generate(d, dt, gen, 0x5EEDF00Dull, 0, n, G.stream));
+                const double bytes = (double)n * (double)esz(dt);
+                bench_arg_t a;
+                memset(&a, 0, sizeof(a));
+                int occ = 0;
+                CU(gr_cuda_reduce_occupancy(dt, GR_C_SUM, 256, &occ));
+                a.f.in = d;
+                a.f.n = n;
+                a.f.dtype = dt;
+                a.f.op = GR_C_SUM;
+                a.f.power = 1;
+                a.f.block = 256;
+                a.f.grid = gr_cuda_reduce_grid(n, dt, 256, occ * g_sms);
+                a.f.scratch = fscratch;
+                a.f.ticket = ticket;
+                a.f.result = fres_d;
+                a.f.stream = G.stream;
+                double tf = time_median(run_fast, &a);
+                printf("bench: %-4s %-8s 2^%-9d %-22s %10.1f %10.1f %8.3f %12s\n", dt_name(dt), GEN_NAMES[gen],
+                       ni ? 30 : 24, "fast", tf * 1e6, bytes / tf * 1e-9, 1.0, "-");
+                const int tpsm[] = {512, 1024, 2048};
+                for (int terms = 2; terms <= 3; ++terms) {
+                    for (int ti = 0; ti < 3; ++ti) {
+                        for (int block = 256; block <= 512; block += 256) {
+                            if (block == 512 && tpsm[ti] != 1024)
+                                continue;
+                            int xocc = 0;
+                            CU(gr_cuda_exact_occupancy(dt, GR_C_SUM, 1, terms, block, &xocc));
+                            int per_sm = tpsm[ti] / block;
+                            if (per_sm > xocc)
+                                continue;
+                            memset(&a.x, 0, sizeof(a.x));
+                            a.x.in = d;
+                            a.x.n = n;
+                            a.x.dtype = dt;
+                            a.x.op = GR_C_SUM;
+                            a.x.power = 1;
+                            a.x.terms = terms;
+                            a.x.block = block;
+                            a.x.grid = per_sm * g_sms;
+                            a.x.scratch = G.scratch;
+                            a.x.result = G.res_dev;
+                            a.x.stream = G.stream;
+                            double tx = time_median(run_exact, &a);
+                            char var[64];
+                            snprintf(var, sizeof(var), "exact t%d b%d g%dx%d", terms, block, g_sms, per_sm);
+                            printf("bench: %-4s %-8s 2^%-9d %-22s %10.1f %10.1f %8.3f %12llu\n", dt_name(dt),
+                                   GEN_NAMES[gen], ni ? 30 : 24, var, tx * 1e6, bytes / tx * 1e-9, tf / tx,
+                                   (unsigned long long)G.res_host->flushes);
+                        }
+                    }
+                }
+                /* the default launch (what the backend uses) */
+                memset(&a.x, 0, sizeof(a.x));
+                a.x.in = d;
+                a.x.n = n;
+                a.x.dtype = dt;
+                a.x.op = GR_C_SUM;
+                a.x.power = 1;
+                a.x.block = 256;
+                a.x.grid = default_grid(n, dt, GR_C_SUM, 0, 256);
+                a.x.scratch = G.scratch;
+                a.x.result = G.res_dev;
+                a.x.stream = G.stream;
+                double tx = time_median(run_exact, &a);
+                char var[64];
+                snprintf(var, sizeof(var), "exact default g%d", a.x.grid);
+                printf("bench: %-4s %-8s 2^%-9d %-22s %10.1f %10.1f %8.3f %12llu\n", dt_name(dt), GEN_NAMES[gen],
+                       ni ? 30 : 24, var, tx * 1e6, bytes / tx * 1e-9, tf / tx,
+                       (unsigned long long)G.res_host->flushes);
+                fflush(stdout);
+            }
+        }
+    }
+    CU(cudaFree(fscratch));
+    CU(cudaFree(ticket));
+    CU(cudaFreeHost(fres_h));
+}
+
+int main(int argc, char **argv)
+{
+    int big = 0, bench = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--small"))
+            g_small = 1;
+        else if (!strcmp(argv[i], "--big"))
+            big = 1;
+        else if (!strcmp(argv[i], "--bench"))
+            bench = 1;
+        else
+            GR_TEST_FAIL_("unknown option %s (use --small, --big or --bench)", argv[i]);
+    }
+    int ndev = 0;
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev < 1)
+        GR_TEST_SKIP("no CUDA GPU visible (%s)", e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
+    CU(cudaSetDevice(0));
+    gpu_init();
+    if (bench) {
+        test_bench();
+    } else if (big) {
+        test_big();
+    } else {
+        test_unsupported();
+        test_adversarial();
+        test_shapes();
+        test_generators();
+    }
+    printf("%llu checks passed\n", (unsigned long long)g_checks);
+    return 0;
+}
