@@ -14,8 +14,13 @@
  * device buffers of GR_CUDA_STAGE_BYTES: while the GPU copies and reduces
  * chunk k, the host packs chunk k+1. Each chunk's gr_local_t is folded into
  * the exact partial in chunk order, so the result is repeatable.
+ *
+ * --mode exact with f32/f64 sum-like ops runs the exact kernel instead
+ * (kernels/gr_exact_kernels.h): same slots and staging, a gr_exact_result_t
+ * per slot, folded into the partial's exact accumulator.
  */
 #include "gr_cuda_check.h"
+#include "gr_exact_kernels.h"
 #include "gr_internal.h"
 #include "gr_kernels.h"
 
@@ -44,6 +49,11 @@ typedef struct cuda_state {
     void *stage_host[GR_CUDA_SLOTS];
     void *stage_dev[GR_CUDA_SLOTS];
     size_t stage_bytes;
+    /* exact mode (kernels/gr_exact.cuh), allocated at the first exact reduce */
+    void *xscratch;                 /* zeroed once; every launch leaves it zeroed */
+    gr_exact_result_t *xres_host;   /* mapped pinned, GR_CUDA_SLOTS entries */
+    gr_exact_result_t *xres_dev;
+    int xocc[2][GR_OP_COUNT];       /* resident blocks per SM, 0 = not asked yet */
 } cuda_state_t;
 
 static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
@@ -125,6 +135,10 @@ static void cuda_fini(gr_ctx_t ctx, void *state)
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
     free_staging(s);
+    if (s->xscratch)
+        GR_CUDA_IGNORE(cudaFree(s->xscratch));
+    if (s->xres_host)
+        GR_CUDA_IGNORE(cudaFreeHost(s->xres_host));
     if (s->scratch)
         GR_CUDA_IGNORE(cudaFree(s->scratch));
     if (s->ticket)
@@ -264,9 +278,77 @@ static int pick_grid(const cuda_state_t *s, const gr_desc_t *d, uint64_t n)
     return gr_cuda_reduce_grid(n, (int)d->dtype, s->block, s->occ[d->dtype][d->op.kind] * s->sm_count);
 }
 
+/* ---- exact mode: f32/f64 sum-like ops (the exact kernel of gr_exact.cuh) ---- */
+
+static int is_exact_float(const gr_desc_t *d)
+{
+    return d->mode == GR_MODE_EXACT && is_float(d->dtype) && !is_minmax(d->op.kind);
+}
+
+static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot)
+{
+    int power = d->op.kind == GR_OP_POWSUM ? d->op.power : 1;
+    if (!gr_cuda_exact_supported((int)d->dtype, (int)d->op.kind, power))
+        GR_FAIL(GR_ERR_UNSUPPORTED, "--mode exact has no GPU kernel for %s %s; use --mode fast", gr_dtype_name(d->dtype),
+                gr_op_name(d->op.kind));
+    if (!s->xscratch) {
+        GR_CUDA_CHECK(cudaMalloc(&s->xscratch, gr_cuda_exact_scratch_bytes()));
+        GR_CUDA_CHECK(cudaMemsetAsync(s->xscratch, 0, gr_cuda_exact_scratch_bytes(), s->stream));
+        GR_CUDA_CHECK(cudaHostAlloc((void **)&s->xres_host, GR_CUDA_SLOTS * sizeof(gr_exact_result_t),
+                                    cudaHostAllocMapped));
+        GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&s->xres_dev, s->xres_host, 0));
+    }
+    int block = s->block <= 512 ? s->block : 512; /* the exact kernel is built for 128..512 */
+    int *occ = &s->xocc[d->dtype == GR_F64][d->op.kind];
+    if (*occ == 0)
+        GR_CUDA_CHECK(gr_cuda_exact_occupancy((int)d->dtype, (int)d->op.kind, power, 0, block, occ));
+    gr_cuda_exact_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.in = dptr;
+    l.n = n;
+    l.dtype = (int)d->dtype;
+    l.op = (int)d->op.kind;
+    l.power = power;
+    l.block = block;
+    l.grid = s->grid_override > 0 ? s->grid_override : gr_cuda_exact_grid(n, l.dtype, block, s->sm_count, *occ);
+    l.scratch = s->xscratch;
+    l.result = &s->xres_dev[slot];
+    l.stream = s->stream;
+    s->xres_host[slot].count = UINT64_MAX; /* poison: the kernel writes n last */
+    GR_DEBUGLOG(GR_SUB_CUDA, "exact reduce %s %s n=%llu grid %d block %d", gr_dtype_name(d->dtype),
+                gr_op_name(d->op.kind), (unsigned long long)n, l.grid, l.block);
+    GR_CUDA_CHECK(gr_cuda_launch_reduce_exact(&l));
+    GR_CUDA_CHECK(cudaEventRecord(s->done[slot], s->stream));
+    return GR_SUCCESS;
+}
+
+/* Fold the exact result of slot `slot` (n elements) into out: exact limbs and counts. */
+static gr_result_t finish_exact(cuda_state_t *s, uint64_t n, int slot, gr_partial_t *out)
+{
+    GR_CUDA_CHECK(cudaEventSynchronize(s->done[slot]));
+    gr_exact_result_t r = *(const volatile gr_exact_result_t *)&s->xres_host[slot];
+    if (r.count != n)
+        GR_FAIL(GR_ERR_INTERNAL, "the exact reduce kernel completed without writing its result (count %llu, "
+                                 "expected %llu); rerun under compute-sanitizer and report it",
+                (unsigned long long)r.count, (unsigned long long)n);
+    gr_xacc_t x;
+    gr_exact_result_to_xacc(&r, &x);
+    gr_xacc_add(&out->sum, &x);
+    out->adds += 1;
+    gr_partial_maybe_normalize(out);
+    out->count += (int64_t)n;
+    out->nan += (int64_t)r.nan;
+    out->pinf += (int64_t)r.pinf;
+    out->ninf += (int64_t)r.ninf;
+    out->nonnegzero += (int64_t)r.nonnegzero;
+    return GR_SUCCESS;
+}
+
 /* Poison result slot `slot`, then launch the reduce of n elements at dptr into it. */
 static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot)
 {
+    if (is_exact_float(d))
+        return launch_exact(s, dptr, n, d, slot);
     volatile gr_local_t *r = &s->res_host[slot];
     r->f = NAN;
     r->lo = 0xDEADBEEFDEADBEEFull;
@@ -297,6 +379,8 @@ static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, co
 /* Wait for slot `slot` and fold its result (n elements) into out. */
 static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, gr_partial_t *out)
 {
+    if (is_exact_float(d))
+        return finish_exact(s, n, slot, out);
     GR_CUDA_CHECK(cudaEventSynchronize(s->done[slot]));
     const volatile gr_local_t *r = &s->res_host[slot];
     gr_local_t loc;
@@ -387,10 +471,6 @@ static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int o
     (void)ctx;
     cuda_state_t *s = (cuda_state_t *)state;
     gr_partial_init(out);
-    if (d->mode == GR_MODE_EXACT && is_float(d->dtype) && !is_minmax(d->op.kind))
-        GR_FAIL(GR_ERR_UNSUPPORTED, "exact mode on the GPU is not built yet (%s %s); use --backend cpu, or "
-                                    "--mode fast (integer dtypes and min/max are exact on the GPU already)",
-                gr_dtype_name(d->dtype), gr_op_name(d->op.kind));
     GR_CUDA_CHECK(cudaSetDevice(s->device));
     gr_result_t r;
     if (on_device) {
