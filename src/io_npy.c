@@ -230,6 +230,93 @@ static gr_result_t classify_descr(gr_npy_header_t *h, char *err, size_t errlen)
                             "or '<V2' with --dtype bf16)", d);
 }
 
+/* The dict: exactly 'descr', 'fortran_order' and 'shape', then only padding. */
+static gr_result_t parse_dict(lexer_t *x, gr_npy_header_t *h, int *fortran, int *closed, char *err, size_t errlen)
+{
+    int have_descr = 0, have_fortran = 0, have_shape = 0;
+    gr_result_t r;
+    skip_ws(x);
+    if (peek(x) != '{')
+        return bad(err, errlen, "header is not a dict literal (it starts with neither '{' nor spaces)");
+    x->i++;
+    for (;;) {
+        skip_ws(x);
+        if (peek(x) == '}') {
+            x->i++;
+            *closed = 1;
+            break;
+        }
+        char key[32];
+        int rc = lex_string(x, key, sizeof(key));
+        if (rc == -2)
+            return bad(err, errlen, "header has an unexpected key (numpy writes only 'descr', 'fortran_order' and "
+                                    "'shape')");
+        if (rc != 0)
+            return bad(err, errlen, "header dict is malformed or cut short (a key is not a quoted string); "
+                                    "the header length may be wrong");
+        skip_ws(x);
+        if (peek(x) != ':')
+            return bad(err, errlen, "header dict is malformed or cut short after key '%s'", key);
+        x->i++;
+        skip_ws(x);
+        if (!strcmp(key, "descr")) {
+            if (have_descr)
+                return bad(err, errlen, "header has 'descr' twice");
+            have_descr = 1;
+            if (peek(x) == '[')
+                return bad(err, errlen, "structured dtype (a list of fields in 'descr') is not supported: "
+                                        "give a plain numeric array");
+            rc = lex_string(x, h->descr, sizeof(h->descr));
+            if (rc == -2)
+                return bad(err, errlen, "unsupported dtype '%.31s...' (supported: <f2 <f4 <f8 <i4 <i8, bfloat16)",
+                           h->descr);
+            if (rc != 0)
+                return bad(err, errlen, "header 'descr' is not a quoted string (or the header is cut short)");
+        } else if (!strcmp(key, "fortran_order")) {
+            if (have_fortran)
+                return bad(err, errlen, "header has 'fortran_order' twice");
+            have_fortran = 1;
+            if (lex_word(x, "True"))
+                *fortran = 1;
+            else if (lex_word(x, "False"))
+                *fortran = 0;
+            else
+                return bad(err, errlen, "header 'fortran_order' is neither True nor False");
+        } else if (!strcmp(key, "shape")) {
+            if (have_shape)
+                return bad(err, errlen, "header has 'shape' twice");
+            have_shape = 1;
+            r = parse_shape(x, h, err, errlen);
+            if (r != GR_SUCCESS)
+                return r;
+        } else {
+            return bad(err, errlen, "header has an unexpected key '%s' (numpy writes only 'descr', "
+                                    "'fortran_order' and 'shape')", key);
+        }
+        skip_ws(x);
+        if (peek(x) == ',') {
+            x->i++;
+            continue;
+        }
+        if (peek(x) == '}') {
+            x->i++;
+            *closed = 1;
+            break;
+        }
+        return bad(err, errlen, "header dict is malformed or cut short after '%s'; the header length may be wrong",
+                   key);
+    }
+    /* numpy pads the dict with spaces and a final '\n'; anything else means
+     * the length field claims bytes that belong to the data */
+    for (; x->i < x->n; ++x->i)
+        if (!is_ws(x->s[x->i]))
+            return bad(err, errlen, "header length %zu is wrong: non-padding bytes follow the header dict at "
+                                    "byte %zu of the header", x->n, x->i);
+    if (!have_descr || !have_fortran || !have_shape)
+        return bad(err, errlen, "header lacks '%s'", !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape");
+    return GR_SUCCESS;
+}
+
 gr_result_t gr_npy_parse(const void *buf, size_t len, gr_npy_header_t *h, char *err, size_t errlen)
 {
     memset(h, 0, sizeof(*h));
@@ -248,84 +335,23 @@ gr_result_t gr_npy_parse(const void *buf, size_t len, gr_npy_header_t *h, char *
     h->data_offset = total;
 
     lexer_t x = {(const char *)b + pre, 0, (size_t)(total - pre)};
-    int have_descr = 0, have_fortran = 0, have_shape = 0, fortran = 0;
-    skip_ws(&x);
-    if (peek(&x) != '{')
-        return bad(err, errlen, "header is not a dict literal (it starts with neither '{' nor spaces)");
-    x.i++;
-    for (;;) {
-        skip_ws(&x);
-        if (peek(&x) == '}') {
-            x.i++;
-            break;
+    int fortran = 0, closed = 0;
+    r = parse_dict(&x, h, &fortran, &closed, err, errlen);
+    if (r != GR_SUCCESS) {
+        /* no '}' after where parsing stopped: the length ends inside the dict */
+        if (!closed && !memchr(x.s + x.i, '}', x.n - x.i)) {
+            char why[256];
+            snprintf(why, sizeof(why), "%s", err ? err : "");
+            return bad(err, errlen, "header length %llu is wrong: the header dict is cut short (%s)",
+                       (unsigned long long)(total - pre), why);
         }
-        char key[32];
-        int rc = lex_string(&x, key, sizeof(key));
-        if (rc == -2)
-            return bad(err, errlen, "header has an unexpected key (numpy writes only 'descr', 'fortran_order' and "
-                                    "'shape')");
-        if (rc != 0)
-            return bad(err, errlen, "header dict is malformed or cut short (a key is not a quoted string); "
-                                    "the header length may be wrong");
-        skip_ws(&x);
-        if (peek(&x) != ':')
-            return bad(err, errlen, "header dict is malformed or cut short after key '%s'", key);
-        x.i++;
-        skip_ws(&x);
-        if (!strcmp(key, "descr")) {
-            if (have_descr)
-                return bad(err, errlen, "header has 'descr' twice");
-            have_descr = 1;
-            if (peek(&x) == '[')
-                return bad(err, errlen, "structured dtype (a list of fields in 'descr') is not supported: "
-                                        "give a plain numeric array");
-            rc = lex_string(&x, h->descr, sizeof(h->descr));
-            if (rc == -2)
-                return bad(err, errlen, "unsupported dtype '%.31s...' (supported: <f2 <f4 <f8 <i4 <i8, bfloat16)",
-                           h->descr);
-            if (rc != 0)
-                return bad(err, errlen, "header 'descr' is not a quoted string (or the header is cut short)");
-        } else if (!strcmp(key, "fortran_order")) {
-            if (have_fortran)
-                return bad(err, errlen, "header has 'fortran_order' twice");
-            have_fortran = 1;
-            if (lex_word(&x, "True"))
-                fortran = 1;
-            else if (lex_word(&x, "False"))
-                fortran = 0;
-            else
-                return bad(err, errlen, "header 'fortran_order' is neither True nor False");
-        } else if (!strcmp(key, "shape")) {
-            if (have_shape)
-                return bad(err, errlen, "header has 'shape' twice");
-            have_shape = 1;
-            r = parse_shape(&x, h, err, errlen);
-            if (r != GR_SUCCESS)
-                return r;
-        } else {
-            return bad(err, errlen, "header has an unexpected key '%s' (numpy writes only 'descr', "
-                                    "'fortran_order' and 'shape')", key);
-        }
-        skip_ws(&x);
-        if (peek(&x) == ',') {
-            x.i++;
-            continue;
-        }
-        if (peek(&x) == '}') {
-            x.i++;
-            break;
-        }
-        return bad(err, errlen, "header dict is malformed or cut short after '%s'; the header length may be wrong",
-                   key);
+        return r;
     }
-    /* numpy pads the dict with spaces and a final '\n'; anything else means
-     * the length field claims bytes that belong to the data */
-    for (; x.i < x.n; ++x.i)
-        if (!is_ws(x.s[x.i]))
-            return bad(err, errlen, "header length %llu is wrong: non-padding bytes follow the header dict at "
-                                    "offset %zu", (unsigned long long)(total - pre), pre + x.i);
-    if (!have_descr || !have_fortran || !have_shape)
-        return bad(err, errlen, "header lacks '%s'", !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape");
+    /* numpy.lib.format: the header "is terminated by a newline (\n) and
+     * padded with spaces"; a length that ends anywhere else is wrong */
+    if (x.n == 0 || x.s[x.n - 1] != '\n')
+        return bad(err, errlen, "header length %llu is wrong: the header does not end with '\\n' where the length "
+                                "says", (unsigned long long)(total - pre));
     r = classify_descr(h, err, errlen);
     if (r != GR_SUCCESS)
         return r;

@@ -1,0 +1,52 @@
+# Input files (label io): the .npy header parser, bad input, gen -> --input
+# round trips, formats, and that the input is never opened for writing.
+# The fuzz target of the parser (label fuzz) is built with clang's libFuzzer
+# when clang is found; its seed corpus is replayed by every build.
+
+gr_test_exe(io_npy_parse SOURCES ${GR_TEST_DIR}/io/test_npy_parse.c)
+add_test(NAME io_npy_parse COMMAND io_npy_parse)
+set_tests_properties(io_npy_parse PROPERTIES LABELS "io;unit" TIMEOUT 60)
+
+# LD_PRELOAD shim: logs and refuses opens of the input for writing, and
+# simulates EACCES (tests run as root, whom mode 000 does not stop).
+add_library(gr_open_guard SHARED ${GR_TEST_DIR}/io/open_guard.c)
+target_compile_options(gr_open_guard PRIVATE ${GR_C_WARNINGS})
+target_link_libraries(gr_open_guard PRIVATE ${CMAKE_DL_LIBS})
+
+foreach(t errors roundtrip formats readonly)
+  gr_add_script_test(io_${t} ${GR_TEST_DIR}/io/test_io_${t}.sh LABELS io TIMEOUT 600
+    ENV "GR_OPEN_GUARD=$<TARGET_FILE:gr_open_guard>")
+endforeach()
+
+# The seed corpus through the fuzz entry point, under this build's compiler
+# (and its sanitizers, with -DGR_SANITIZE=address,undefined).
+gr_test_exe(fuzz_npy_replay SOURCES ${GR_TEST_DIR}/fuzz/replay_npy.c ${GR_TEST_DIR}/fuzz/fuzz_npy.c)
+add_test(NAME fuzz_npy_replay COMMAND fuzz_npy_replay ${GR_TEST_DIR}/fuzz/corpus)
+set_tests_properties(fuzz_npy_replay PROPERTIES LABELS "io;fuzz" TIMEOUT 60)
+
+# libFuzzer: a separate compiler, so a custom command rather than a target of
+# this project's C compiler. GR_FUZZ_SECONDS bounds fuzz_npy_short.
+find_program(GR_CLANG NAMES clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14)
+set(GR_FUZZ_SECONDS 60 CACHE STRING "how long fuzz_npy_short fuzzes the .npy header parser")
+if(GR_CLANG)
+  set(fuzz_inc "")
+  foreach(d ${PROJECT_SOURCE_DIR}/src ${MPI_C_INCLUDE_DIRS})
+    list(APPEND fuzz_inc -I${d})
+  endforeach()
+  add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy
+    COMMAND ${GR_CLANG} -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+            ${fuzz_inc} ${GR_TEST_DIR}/fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/io_npy.c
+            -o ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy
+    DEPENDS ${GR_TEST_DIR}/fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/io_npy.c ${PROJECT_SOURCE_DIR}/src/gr_npy.h
+    COMMENT "libFuzzer target fuzz_npy (${GR_CLANG})" VERBATIM)
+  add_custom_target(fuzz_npy ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy)
+  # new inputs go to a scratch corpus in the build tree; the committed seeds are read only
+  add_test(NAME fuzz_npy_short COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1
+    bash -c "mkdir -p fuzz_npy_work && exec \"$0\" -max_total_time=${GR_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict=\"$1\" fuzz_npy_work \"$2\""
+    ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy ${GR_TEST_DIR}/fuzz/npy.dict ${GR_TEST_DIR}/fuzz/corpus)
+  math(EXPR fuzz_timeout "${GR_FUZZ_SECONDS} + 120")
+  set_tests_properties(fuzz_npy_short PROPERTIES LABELS fuzz TIMEOUT ${fuzz_timeout}
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+else()
+  message(STATUS "clang not found: fuzz_npy_short is not built; fuzz_npy_replay replays the seed corpus")
+endif()

@@ -1,0 +1,93 @@
+# .npy forms written with Python's struct module (no numpy): versions 1-3,
+# shapes, byte-order spellings, raw with --offset, and the exact sum of
+# random values cross-checked against Python's exact rational arithmetic.
+. "$(dirname "$0")/lib_io.sh"
+cd "$TMP" || exit 1
+C="--backend cpu"
+
+# iota values = the `iota` generator: the same bits as the synthetic run
+for dt in '<f4' '<f8' '<i4' '<i8'; do
+    case $dt in '<f4') t=f32 ;; '<f8') t=f64 ;; '<i4') t=i32 ;; *) t=i64 ;; esac
+    run 1 --gen iota --n 24 --dtype $t --mode exact $C --repeat 1 --warmup 0
+    want=$(result_hex)
+    for v in 1 2 3; do
+        for shape in 24 2,3,4 1,24,1; do
+            $NPYW write a.npy --descr "$dt" --shape $shape --version $v >/dev/null
+            run 2 --input a.npy --mode exact $C
+            expect_rc 0 "$dt v$v shape ($shape)"
+            expect_eq "$(result_hex)" "$want" "$dt v$v shape ($shape)"
+            expect_out "npy v$v.0, descr '$dt', shape \(" "header reported"
+        done
+    done
+done
+$NPYW write a.npy --descr '<f8' --shape 2,3,4 >/dev/null
+run 1 --input a.npy $C
+expect_out "shape \(2, 3, 4\)" "3-D shape text"
+
+# 0-size and scalar arrays
+$NPYW write zero.npy --shape 0 >/dev/null
+run 2 --input zero.npy --mode exact $C
+expect_rc 0 "shape (0,)"; expect_eq "$(result_dec)" "0" "sum of shape (0,)"
+$NPYW write zero3.npy --shape 3,0,5 --descr '<i8' >/dev/null
+run 3 --input zero3.npy $C
+expect_rc 0 "shape (3, 0, 5)"; expect_eq "$(result_dec)" "0" "sum of shape (3, 0, 5)"
+$NPYW write zero.npy --shape 0 >/dev/null
+run 2 --input zero.npy --op max $C
+expect_rc 0 "max of nothing"; expect_eq "$(result_dec)" "nan" "max of an empty float array is NaN"
+$NPYW write scalar.npy --shape "" --descr '<f8' --values ones >/dev/null
+run 2 --input scalar.npy $C --format json
+expect_rc 0 "scalar"
+CHECKS=$((CHECKS + 1))
+json_get "d['count'] == 1 and d['result'] == 1.0 and d['input']['shape'] == '()'" | grep -q True || fail "scalar array"
+
+# byte-order spellings that mean little-endian here
+for dt in '=f4' '|f8' '|i8' '=i4'; do
+    $NPYW write bo.npy --descr "$dt" --shape 100 >/dev/null
+    run 1 --input bo.npy $C --mode exact
+    expect_rc 0 "descr $dt"; expect_eq "$(result_dec)" "4950" "descr $dt"
+done
+
+# trailing bytes after the data: read what the header says, warn once
+$NPYW write extra.npy --shape 100 --extra 7 >/dev/null
+run 3 --input extra.npy $C --mode exact
+expect_rc 0 "extra bytes"; expect_eq "$(result_dec)" "4950" "extra bytes ignored"
+expect_err "'extra.npy': 7 bytes after the array data are ignored" "extra bytes warning"
+
+# raw files, with and without --offset
+$NPYW write raw.bin --raw --descr '<f8' --shape 1000 >/dev/null
+run 3 --input raw.bin --dtype f64 --mode exact $C
+expect_rc 0 "raw f64"; expect_eq "$(result_dec)" "499500" "raw f64 sum"
+expect_out "input raw.bin \(raw, shape \(1000,\), data at byte 0\)" "raw reported"
+$NPYW write rawoff.bin --raw --prefix 13 --descr '<i4' --shape 999 >/dev/null
+run 2 --input rawoff.bin --dtype i32 --offset 13 $C
+expect_rc 0 "raw i32 --offset 13"; expect_eq "$(result_dec)" "498501" "raw --offset 13 sum"
+run 2 --input rawoff.bin --dtype i32 --offset 13 --op min $C
+expect_eq "$(result_dec)" "0" "raw --offset 13 min"
+$NPYW write rawend.bin --raw --prefix 16 --descr '<f4' --shape 0 >/dev/null
+run 2 --input rawend.bin --dtype f32 --offset 16 $C --mode exact
+expect_rc 0 "--offset at the end: no elements"; expect_eq "$(result_dec)" "0" "--offset at the end"
+# a raw file that happens to be named .bin but holds a .npy is still read as .npy
+$NPYW write isnpy.bin --shape 10 >/dev/null
+run 1 --input isnpy.bin $C
+expect_rc 0 ".npy by its magic"; expect_out "\(npy v1.0" ".npy by its magic"
+
+# exact sums of random values against Python's exact rationals
+for dt in '<f8' '<f4'; do
+    for vals in rand randexp; do
+        js=$($NPYW write r.npy --descr "$dt" --shape 3001 --values $vals --seed 11)
+        want=$(json_field "$js" sum_hex)
+        for np in 1 3; do
+            run $np --input r.npy --mode exact $C --chunk 1000
+            expect_rc 0 "$dt $vals np $np"
+            expect_same_float "$(result_hex)" "$want" "$dt $vals exact sum np $np vs Python"
+        done
+        run 2 --input r.npy --op max $C
+        expect_same_float "$(result_hex)" "$(python3 -c "print(float($(json_field "$js" max)).hex())")" "$dt $vals max"
+    done
+done
+js=$($NPYW write ri.npy --descr '<i8' --shape 5000 --values randexp --seed 3)
+run 4 --input ri.npy $C
+expect_eq "$(result_dec)" "$(json_field "$js" sum_int)" "i64 sum vs Python"
+run 4 --input ri.npy --op min $C
+expect_eq "$(result_dec)" "$(json_field "$js" min)" "i64 min vs Python"
+finish
