@@ -217,7 +217,7 @@ static const bench_option_t bench_options[] = {
     {"dtype", "T", "f32 | f64 | i32 | i64 | a comma list | all (default f32)", set_dtype},
     {"variants", "LIST", "comma list of rows, or all (default); copy and cub always run", set_variants},
     {"iters", "N", "timed runs per row; the table shows their median (default 20)", set_iters},
-    {"warmup", "N", "untimed runs per row first (default 3)", set_warmup},
+    {"warmup", "N", "untimed runs per row first (default 3; GPU-timed rows get at least 1)", set_warmup},
     {"check", "N", "checked runs per row and gate (ones, iota) before timing; 0 skips (default 1)", set_check},
     {"backend", "B", "cuda | cpu | auto (default auto: cuda when a GPU is visible)", set_backend},
     {"full", NULL, "also print min, max and p99 of the timed runs", set_full},
@@ -402,6 +402,10 @@ static const bench_variant_t bench_variants[] = {
      BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_tuned, 0, NULL},
     {"tuned-e2e", "tuned + event sync until the result is readable on the host; host clock", GR_BACKEND_CUDA,
      BENCH_TIME_HOST, ROW_PLAIN, 1, bench_cuda_run_tuned_e2e, 0, "cub-e2e"},
+    {"exact", "gpureduce --mode exact: correctly rounded sum, TwoSum expansions + integer limbs", GR_BACKEND_CUDA,
+     BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_exact, 0, NULL},
+    {"exact-e2e", "exact + event sync until the exact state is readable on the host; host clock",
+     GR_BACKEND_CUDA, BENCH_TIME_HOST, ROW_PLAIN, 1, bench_cuda_run_exact_e2e, 0, "cub-e2e"},
     {"v0", "interleaved addressing, tid % 2s picks threads (divergent)", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
      1, bench_cuda_run_ladder, 0, NULL},
     {"v1", "interleaved, strided index: no divergence, bank conflicts", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
@@ -952,9 +956,9 @@ static void bench_usage(FILE *f)
     }
 #ifdef GR_WITH_CUDA
     if (!bench_cuda_have_g2g())
-        fprintf(f, "  cub-g2g    cuda cub::DeviceReduce::Sum with gpu_to_gpu determinism: absent from this build; "
-                   "configure with\n             -DGR_CCCL_INCLUDE=<include dir of newer CCCL, e.g. from the PyPI "
-                   "package cuda-cccl>\n");
+        fprintf(f, "  (cub-g2g, cub::DeviceReduce::Sum with gpu_to_gpu determinism, is absent from this build: "
+                   "configure\n   CMake with -DGR_CCCL_INCLUDE=<include dir of a newer CCCL, e.g. from the PyPI "
+                   "package cuda-cccl>)\n");
 #else
     fprintf(f, "  (this gpureduce was built without CUDA: only the cpu rows exist)\n");
 #endif
@@ -1105,7 +1109,9 @@ int cli_bench_main(int argc, char **argv)
                 r = bench_cuda_plan(cuda, n, t, &g);
                 if (r == GR_SUCCESS)
                     r = bench_cuda_group_begin(cuda, &g, sel_has(sel, "cub-g2g"), sel_has(sel, "tuned") ||
-                                                                                     sel_has(sel, "tuned-e2e"));
+                                                                                     sel_has(sel, "tuned-e2e") ||
+                                                                                     sel_has(sel, "exact") ||
+                                                                                     sel_has(sel, "exact-e2e"));
                 ok = r == GR_SUCCESS;
                 if (!ok)
                     snprintf(why, sizeof(why), "%s (needs about %.2f GB of GPU memory: input + copy target)",
