@@ -77,7 +77,7 @@ step big 200 "$OUT/big.log" "$BIN" --big &
 P2=$!
 step memcheck 200 "$OUT/memcheck.log" compute-sanitizer --tool memcheck --error-exitcode 99 "$BIN" --small &
 P3=$!
-step racecheck 200 "$OUT/racecheck.log" compute-sanitizer --tool racecheck --error-exitcode 99 "$BIN" --small &
+step racecheck 200 "$OUT/racecheck.log" compute-sanitizer --tool racecheck --error-exitcode 99 "$BIN" --race &
 P4=$!
 wait $P1 $P2 $P3 $P4
 for f in full big memcheck racecheck; do
@@ -91,15 +91,11 @@ if [ -n "$CMAKE_PID" ]; then
         export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_hwloc_base_binding_policy=none
         export OMPI_MCA_rmaps_base_oversubscribe=1
         export GPUREDUCE=$PWD/build-h200/gpureduce MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-        step cli 150 "$OUT/cli.log" bash tests/exact_gpu/cli_exact.sh
-        tail -3 "$OUT/cli.log" >>"$S"
-        for dt in f32 f64; do
-            for m in fast exact; do
-                timeout 60 $MPIRUN -np 1 "$GPUREDUCE" --backend cuda --bind none --mode $m --dtype $dt --gen uniform \
-                    --n 2^30 --repeat 10 >>"$OUT/cli_timing.log" 2>&1
-            done
-        done
-        grep -E "^# gpureduce|^result|^local|^total|bandwidth" "$OUT/cli_timing.log" >>"$S"
+        step cli 150 "$OUT/cli.log" bash tests/exact_gpu/cli_exact.sh --quick
+        grep -E "^ok|^FAIL|checks" "$OUT/cli.log" | tail -25 >>"$S"
+        step "gpureduce bench" 120 "$OUT/gpureduce_bench.log" $MPIRUN -np 1 "$GPUREDUCE" bench --backend cuda \
+            --bind none --variants tuned,tuned-e2e,exact,exact-e2e --dtype f32,f64 --min 2^24 --max 2^30 --factor 64
+        cat "$OUT/gpureduce_bench.log" >>"$S"
     else
         note "CLI build failed (see cmake.log)"
         tail -20 "$OUT/cmake.log" >>"$S"

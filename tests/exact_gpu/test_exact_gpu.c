@@ -12,7 +12,8 @@
  *   test_exact_gpu           generators x dtypes x ops x sizes x offsets x
  *                            expansion sizes; grids 1, 7, 132, default and
  *                            block sizes; forced rounds; adversarial arrays
- *   test_exact_gpu --small   a few of each (for compute-sanitizer)
+ *   test_exact_gpu --small   a few of each (for compute-sanitizer memcheck)
+ *   test_exact_gpu --race    launch shapes only, small (for racecheck)
  *   test_exact_gpu --big     N > 2^31: f32 ones (known answer), f32 and f64
  *                            stress against a threaded CPU reference, grids
  *                            1, 7 and default
@@ -358,11 +359,16 @@ static void test_shapes(void)
         cfgs[nc++] = a;
         cfgs[nc++] = b;
     }
+    /* under a sanitizer: a spread of the above */
+    static const cfg_t small[] = {{2, 1, 128, 0}, {3, 7, 256, 0}, {2, 0, 512, 0}, {3, 132, 256, 1}, {2, 3, 128, 2}};
     const uint64_t n = g_small ? 20011 : 3000017;
     for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
         for (int gen = GR_C_UNIFORM; gen <= GR_C_STRESS; gen += GR_C_STRESS - GR_C_UNIFORM) {
             void *h = gen_host(gen, dt, n, 1);
-            check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, cfgs, g_small ? 8 : nc, NULL);
+            if (g_small)
+                check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, small, 5, NULL);
+            else
+                check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, cfgs, nc, NULL);
             free(h);
         }
     }
@@ -865,16 +871,18 @@ static void test_bench(void)
 
 int main(int argc, char **argv)
 {
-    int big = 0, bench = 0;
+    int big = 0, bench = 0, race = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small"))
             g_small = 1;
+        else if (!strcmp(argv[i], "--race"))
+            race = g_small = 1;
         else if (!strcmp(argv[i], "--big"))
             big = 1;
         else if (!strcmp(argv[i], "--bench"))
             bench = 1;
         else
-            GR_TEST_FAIL_("unknown option %s (use --small, --big or --bench)", argv[i]);
+            GR_TEST_FAIL_("unknown option %s (use --small, --race, --big or --bench)", argv[i]);
     }
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
@@ -886,6 +894,9 @@ int main(int argc, char **argv)
         test_bench();
     } else if (big) {
         test_big();
+    } else if (race) {
+        test_unsupported();
+        test_shapes();
     } else {
         test_unsupported();
         test_adversarial();
