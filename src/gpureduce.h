@@ -286,8 +286,22 @@ typedef enum gr_file_format {
 #define GR_FILE_CHUNK_DEFAULT ((uint64_t)64 << 20)
 #define GR_FILE_CHUNK_MAX ((uint64_t)1 << 30)
 
+/**
+ * How a file stores its elements. f16 and bf16 embed exactly in f32, so such
+ * files are reduced as GR_F32 after widening on the host; in exact mode the
+ * exact sum is rounded once to the storage type (the value is still returned
+ * in gr_value_t.f), in fast mode it is accumulated in f64 as for f32 input.
+ */
+typedef enum gr_storage {
+    GR_STORE_NATIVE = 0, /**< elements are of the file's dtype */
+    GR_STORE_F16 = 1,    /**< IEEE binary16 ('<f2') */
+    GR_STORE_BF16 = 2    /**< bfloat16 (descr 'bfloat16', or '<V2' when asked for) */
+} gr_storage_t;
+
 typedef struct gr_file_config {
     gr_file_format_t format; /**< default GR_FILE_AUTO */
+    gr_storage_t storage;    /**< raw files: f16/bf16 storage (then dtype is ignored); .npy: GR_STORE_BF16
+                                  reads descr '<V2' as bfloat16, and a set value must match the header */
     int have_dtype;          /**< dtype is set: required for raw; for .npy it must match the header */
     gr_dtype_t dtype;
     uint64_t offset;         /**< raw only: bytes before the first element (default 0) */
@@ -297,6 +311,9 @@ typedef struct gr_file_config {
 /** Fill *c with the defaults above. */
 void gr_file_config_init(gr_file_config_t *c);
 
+/** "native", "f16", "bf16". */
+const char *gr_storage_name(gr_storage_t s);
+
 /** An open input file. */
 typedef struct gr_file *gr_file_t;
 
@@ -304,11 +321,13 @@ typedef struct gr_file *gr_file_t;
 typedef struct gr_file_info {
     const char *path;
     gr_file_format_t format;  /**< GR_FILE_NPY or GR_FILE_RAW */
-    gr_dtype_t dtype;
+    gr_dtype_t dtype;         /**< the type reduced (GR_F32 for f16/bf16 storage) */
+    gr_storage_t storage;     /**< how the file stores elements */
     uint64_t count;           /**< elements, all ranks */
     uint64_t data_offset;     /**< bytes before the first element */
     uint64_t file_bytes;
-    uint64_t chunk_bytes;     /**< bytes per read per rank (a multiple of the item size) */
+    uint64_t item_bytes;      /**< bytes per stored element */
+    uint64_t chunk_bytes;     /**< bytes per read per rank (a multiple of item_bytes) */
     int npy_version;          /**< 1, 2 or 3 for .npy; 0 for raw */
     char descr[32];           /**< .npy descr as written ("<f4"), "" for raw */
     char shape[160];          /**< .npy shape as text ("(2, 3)"), "(N,)" for raw */

@@ -57,11 +57,13 @@ extern const gr_stream_ops_t gr_stream_generic_ops;
  * Reduce count elements of esz bytes that start at byte byte_off of fh, in
  * nchunks collective reads of at most chunk_elems elements (nchunks must be
  * the same on every rank of fh's communicator: ranks with less data read 0
- * bytes). The result goes into *acc (initialised here). Every rank makes all
+ * bytes). storage f16/bf16: items of 2 bytes, widened to f32 on the host
+ * (by the generic stream, whatever the backend) before d (f32) reduces them.
+ * The result goes into *acc (initialised here). Every rank makes all
  * nchunks reads even after a local failure, so no peer waits forever.
  */
 gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
-                                    uint64_t chunk_elems, uint64_t nchunks, const gr_desc_t *d, gr_partial_t *acc,
-                                    gr_io_timing_t *t);
+                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
+                                    gr_partial_t *acc, gr_io_timing_t *t);
 
 #endif /* GR_STREAM_H */

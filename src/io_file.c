@@ -9,11 +9,13 @@
  * writing.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "gr_half.h"
 #include "gr_internal.h"
 #include "gr_npy.h"
 #include "gr_stream.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,7 +29,7 @@ struct gr_file {
     MPI_File fh;
     char *path;
     gr_file_info_t info;
-    size_t esz;
+    size_t esz; /* bytes per stored element */
 };
 
 /* What rank 0 found out, broadcast as bytes. */
@@ -36,6 +38,8 @@ typedef struct probe {
     int32_t format;
     int32_t dtype;
     int32_t npy_version;
+    int32_t storage; /* gr_storage_t */
+    int32_t item_bytes;
     uint64_t file_bytes, data_offset, count;
     char descr[32];
     char shape[160];
@@ -63,7 +67,21 @@ void gr_file_config_init(gr_file_config_t *c)
 {
     memset(c, 0, sizeof(*c));
     c->format = GR_FILE_AUTO;
+    c->storage = GR_STORE_NATIVE;
     c->dtype = GR_F32;
+}
+
+const char *gr_storage_name(gr_storage_t s)
+{
+    switch (s) {
+    case GR_STORE_NATIVE:
+        return "native";
+    case GR_STORE_F16:
+        return "f16";
+    case GR_STORE_BF16:
+        return "bf16";
+    }
+    return "?";
 }
 
 static int ends_with_npy(const char *path)
@@ -166,12 +184,14 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
     char err[512];
 
     if (fmt == GR_FILE_RAW) {
-        if (!cfg->have_dtype) {
+        if (!cfg->have_dtype && cfg->storage == GR_STORE_NATIVE) {
             probe_fail(p, GR_ERR_IO, "not a .npy file (it does not start with \\x93NUMPY): give --dtype %s to "
                                      "read it as raw binary", dtype_names_hint);
             return;
         }
-        size_t esz = gr_dtype_size(cfg->dtype);
+        gr_dtype_t dt = cfg->storage == GR_STORE_NATIVE ? cfg->dtype : GR_F32;
+        size_t esz = cfg->storage == GR_STORE_NATIVE ? gr_dtype_size(dt) : 2;
+        const char *tname = cfg->storage == GR_STORE_NATIVE ? gr_dtype_name(dt) : gr_storage_name(cfg->storage);
         if (cfg->offset > p->file_bytes) {
             probe_fail(p, GR_ERR_IO, "--offset %llu is past the end of the file (%llu bytes)",
                        (unsigned long long)cfg->offset, (unsigned long long)p->file_bytes);
@@ -182,10 +202,12 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
             probe_fail(p, GR_ERR_IO, "raw data of %llu bytes (file size %llu minus offset %llu) is not a multiple of "
                                      "the %s item size (%zu bytes); check --dtype and --offset",
                        (unsigned long long)data, (unsigned long long)p->file_bytes, (unsigned long long)cfg->offset,
-                       gr_dtype_name(cfg->dtype), esz);
+                       tname, esz);
             return;
         }
-        p->dtype = (int32_t)cfg->dtype;
+        p->dtype = (int32_t)dt;
+        p->storage = (int32_t)cfg->storage;
+        p->item_bytes = (int32_t)esz;
         p->data_offset = cfg->offset;
         p->count = data / esz;
         snprintf(p->shape, sizeof(p->shape), "(%llu,)", (unsigned long long)p->count);
@@ -219,15 +241,27 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
     snprintf(p->descr, sizeof(p->descr), "%s", h.descr);
     shape_text(h.shape, h.ndim, p->shape, sizeof(p->shape));
     int dt = gr_npy_type_to_dtype(h.type);
+    gr_storage_t storage = GR_STORE_NATIVE;
+    if (h.type == GR_NPY_F16)
+        storage = GR_STORE_F16;
+    else if (h.type == GR_NPY_BF16 || (h.type == GR_NPY_V2 && cfg->storage == GR_STORE_BF16))
+        storage = GR_STORE_BF16;
+    if (h.type == GR_NPY_V2 && storage != GR_STORE_BF16) {
+        probe_fail(p, GR_ERR_UNSUPPORTED, "descr '%s' is 2 opaque bytes per item (np.save writes ml_dtypes bfloat16 "
+                                          "this way, losing the type); save it with descr 'bfloat16', or read it as "
+                                          "bfloat16 through the library (gr_file_config_t.storage = GR_STORE_BF16)",
+                   h.descr);
+        return;
+    }
+    if (storage != GR_STORE_NATIVE)
+        dt = GR_F32; /* widened exactly on the host */
+    if (cfg->storage != GR_STORE_NATIVE && cfg->storage != storage) {
+        probe_fail(p, GR_ERR_IO, "%s storage was asked for, but the file's descr is '%s'",
+                   gr_storage_name(cfg->storage), h.descr);
+        return;
+    }
     if (dt < 0) {
-        if (h.type == GR_NPY_V2)
-            probe_fail(p, GR_ERR_UNSUPPORTED, "descr '%s' is 2 opaque bytes per item (np.save writes ml_dtypes "
-                                              "bfloat16 this way); bfloat16 and f16 input are not supported yet",
-                       h.descr);
-        else
-            probe_fail(p, GR_ERR_UNSUPPORTED, "%s data (descr '%s') is not supported yet; convert it to f32 with "
-                                              "numpy: np.save(path, a.astype('<f4'))",
-                       gr_npy_type_name(h.type), h.descr);
+        probe_fail(p, GR_ERR_UNSUPPORTED, "%s data (descr '%s') is not supported", gr_npy_type_name(h.type), h.descr);
         return;
     }
     if (cfg->have_dtype && (int)cfg->dtype != dt) {
@@ -246,6 +280,8 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
         GR_WARN(GR_SUB_IO, "'%s': %llu bytes after the array data are ignored", path,
                 (unsigned long long)(avail - h.data_bytes));
     p->dtype = (int32_t)dt;
+    p->storage = (int32_t)storage;
+    p->item_bytes = (int32_t)h.itemsize;
     p->data_offset = h.data_offset;
     p->count = h.count;
 }
@@ -270,13 +306,14 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
         gr_file_config_init(&cfg);
     if (!*path)
         IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "the input path is empty");
-    if ((unsigned)cfg.format > GR_FILE_RAW || (cfg.have_dtype && (unsigned)cfg.dtype >= GR_DTYPE_COUNT))
-        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "'%s': unknown format %d or dtype %d", path, (int)cfg.format,
-                     (int)cfg.dtype);
+    if ((unsigned)cfg.format > GR_FILE_RAW || (cfg.have_dtype && (unsigned)cfg.dtype >= GR_DTYPE_COUNT) ||
+        (unsigned)cfg.storage > GR_STORE_BF16)
+        IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "'%s': unknown format %d, dtype %d or storage %d", path, (int)cfg.format,
+                     (int)cfg.dtype, (int)cfg.storage);
     if (cfg.chunk_bytes > GR_FILE_CHUNK_MAX)
         IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "chunk of %llu bytes is larger than the most one read may take (%llu)",
                      (unsigned long long)cfg.chunk_bytes, (unsigned long long)GR_FILE_CHUNK_MAX);
-    if (cfg.format == GR_FILE_RAW && !cfg.have_dtype)
+    if (cfg.format == GR_FILE_RAW && !cfg.have_dtype && cfg.storage == GR_STORE_NATIVE)
         IO_FAIL_ROOT(ctx, GR_ERR_INVALID_ARG, "'%s': a raw file needs its dtype (--dtype %s)", path, dtype_names_hint);
 
     probe_t p;
@@ -331,11 +368,13 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     f->ctx = ctx;
     f->fh = fh;
     f->path = pcopy;
-    f->esz = gr_dtype_size((gr_dtype_t)p.dtype);
+    f->esz = (size_t)p.item_bytes;
     gr_file_info_t *in = &f->info;
     in->path = f->path;
     in->format = (gr_file_format_t)p.format;
     in->dtype = (gr_dtype_t)p.dtype;
+    in->storage = (gr_storage_t)p.storage;
+    in->item_bytes = (uint64_t)p.item_bytes;
     in->count = p.count;
     in->data_offset = p.data_offset;
     in->file_bytes = p.file_bytes;
@@ -345,8 +384,8 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     uint64_t chunk = cfg.chunk_bytes ? cfg.chunk_bytes : GR_FILE_CHUNK_DEFAULT;
     uint64_t elems = chunk / f->esz;
     in->chunk_bytes = (elems ? elems : 1) * f->esz;
-    GR_INFO(GR_SUB_IO, "input '%s': %s, %s %s, %llu elements at byte %llu, chunk %llu bytes", path,
-            in->format == GR_FILE_NPY ? "npy" : "raw", gr_dtype_name(in->dtype), in->shape,
+    GR_INFO(GR_SUB_IO, "input '%s': %s, %s (stored %s) %s, %llu elements at byte %llu, chunk %llu bytes", path,
+            in->format == GR_FILE_NPY ? "npy" : "raw", gr_dtype_name(in->dtype), gr_storage_name(in->storage), in->shape,
             (unsigned long long)in->count, (unsigned long long)in->data_offset, (unsigned long long)in->chunk_bytes);
     *out = f;
     return GR_SUCCESS;
@@ -365,6 +404,45 @@ gr_result_t gr_file_close(gr_file_t f)
 }
 
 void gr_file_get_info(gr_file_t f, gr_file_info_t *info) { *info = f->info; }
+
+/*
+ * gr_combine for f16/bf16 storage: the same rank-order-free combine of exact
+ * partials, and in exact mode the exact sum rounded once to the storage
+ * format (binary16: 11 bits, subnormals down to 2^-24, max exponent 15;
+ * bfloat16: 8 bits, 2^-133, 127), not to f32 and then again.
+ */
+static gr_result_t combine_storage(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, gr_storage_t storage,
+                                   gr_value_t *out)
+{
+    gr_partial_t mine = *p, all;
+    gr_xacc_normalize(&mine.sum);
+    mine.adds = 0;
+    if (d->all_ranks)
+        GR_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, ctx->partial_type, ctx->partial_op, ctx->comm));
+    else
+        GR_MPI_CHECK(MPI_Reduce(&mine, &all, 1, ctx->partial_type, ctx->partial_op, d->root, ctx->comm));
+    memset(out, 0, sizeof(*out));
+    if (!d->all_ranks && ctx->rank != d->root)
+        return p->failed ? (gr_result_t)p->failed_code : GR_SUCCESS;
+    if (all.failed > 0) {
+        if (p->failed)
+            return (gr_result_t)p->failed_code;
+        GR_FAIL((gr_result_t)all.failed_code, "%lld rank(s) failed reading or reducing their shard, first rank %lld "
+                                              "(%s); see that rank's message above",
+                (long long)all.failed, (long long)all.failed_rank, gr_strerror((gr_result_t)all.failed_code));
+    }
+    gr_partial_finish(&all, d, out);
+    int sum_like = d->op.kind != GR_OP_MIN && d->op.kind != GR_OP_MAX;
+    if (d->mode == GR_MODE_EXACT && sum_like && isfinite(out->f)) {
+        gr_xacc_t x = all.sum;
+        gr_xacc_normalize(&x);
+        double r = storage == GR_STORE_F16 ? gr_xacc_round(&x, 11, -24, 15) : gr_xacc_round(&x, 8, -133, 127);
+        if (r == 0 && all.count > 0 && all.nonnegzero == 0)
+            r = -0.0; /* as gr_partial_finish: a sum of only -0.0 is -0.0 */
+        out->f = r;
+    }
+    return GR_SUCCESS;
+}
 
 gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_value_t *out, gr_io_timing_t *timing)
 {
@@ -388,7 +466,7 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
     gr_partial_t part;
     double t0 = gr_now();
     gr_result_t r = gr_pipeline_reduce_file(ctx, f->fh, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
-                                            nchunks, d, &part, &t);
+                                            nchunks, f->info.storage, d, &part, &t);
     if (r != GR_SUCCESS) {
         gr_partial_init(&part);
         part.failed = 1;
@@ -396,7 +474,8 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
         part.failed_code = r;
     }
     double t1 = gr_now();
-    gr_result_t rc = gr_combine(ctx, d, &part, out);
+    gr_result_t rc = f->info.storage == GR_STORE_NATIVE ? gr_combine(ctx, d, &part, out)
+                                                        : combine_storage(ctx, d, &part, f->info.storage, out);
     double t2 = gr_now();
     t.local = t1 - t0;
     t.combine = t2 - t1;

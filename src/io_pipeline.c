@@ -8,6 +8,7 @@
  * gives an exact partial and the partials are merged in chunk order, so in
  * exact mode the result is independent of the chunk size.
  */
+#include "gr_half.h"
 #include "gr_stream.h"
 
 #include <pthread.h>
@@ -17,7 +18,8 @@
 /* ---- the generic stream: a helper thread per chunk -------------------- */
 
 typedef struct generic_slot {
-    void *buf;
+    void *buf;     /* what the backend reduces */
+    void *raw;     /* f16/bf16 storage: what the reader fills, widened into buf */
     pthread_t tid;
     int running;   /* a helper thread owns this slot */
     int pending;   /* begin was called and end was not */
@@ -31,6 +33,7 @@ typedef struct generic_slot {
 typedef struct generic_stream {
     gr_ctx_t ctx;
     void *bstate;
+    gr_storage_t storage;
     generic_slot_t slot[GR_STREAM_SLOTS];
 } generic_stream_t;
 
@@ -42,6 +45,8 @@ typedef struct generic_job {
 static void generic_run(generic_stream_t *s, generic_slot_t *sl)
 {
     double t0 = gr_now();
+    if (s->storage != GR_STORE_NATIVE)
+        gr_half_widen(sl->raw, (float *)sl->buf, sl->count, s->storage == GR_STORE_BF16);
     sl->r = s->ctx->ops->reduce(s->ctx, s->bstate, sl->buf, 0, sl->count, &sl->d, &sl->part);
     sl->busy = gr_now() - t0;
 }
@@ -64,21 +69,29 @@ static void generic_close(void *stream)
         if (s->slot[k].running)
             pthread_join(s->slot[k].tid, NULL);
         free(s->slot[k].buf);
+        free(s->slot[k].raw);
     }
     free(s);
 }
 
-static gr_result_t generic_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void **stream)
+/* chunk_bytes: of the stored items (2 per item for f16/bf16 storage). */
+static gr_result_t generic_open_store(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, gr_storage_t storage,
+                                      void **stream)
 {
     generic_stream_t *s = (generic_stream_t *)calloc(1, sizeof(*s));
     if (!s)
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate the input pipeline state");
     s->ctx = ctx;
     s->bstate = bstate;
-    size_t bytes = (chunk_bytes + 63) & ~(size_t)63;
+    s->storage = storage;
+    size_t raw = storage != GR_STORE_NATIVE ? (chunk_bytes + 63) & ~(size_t)63 : 0;
+    size_t wide = storage != GR_STORE_NATIVE ? chunk_bytes * 2 : chunk_bytes; /* f32 from 2-byte items */
+    size_t bytes = (wide + 63) & ~(size_t)63;
     for (int k = 0; k < GR_STREAM_SLOTS; ++k) {
         s->slot[k].buf = aligned_alloc(64, bytes ? bytes : 64);
-        if (!s->slot[k].buf) {
+        if (raw)
+            s->slot[k].raw = aligned_alloc(64, raw);
+        if (!s->slot[k].buf || (raw && !s->slot[k].raw)) {
             generic_close(s);
             GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d read buffers of %zu bytes; use a smaller --chunk",
                     GR_STREAM_SLOTS, bytes);
@@ -88,7 +101,16 @@ static gr_result_t generic_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, 
     return GR_SUCCESS;
 }
 
-static void *generic_buffer(void *stream, int slot) { return ((generic_stream_t *)stream)->slot[slot].buf; }
+static gr_result_t generic_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void **stream)
+{
+    return generic_open_store(ctx, bstate, chunk_bytes, GR_STORE_NATIVE, stream);
+}
+
+static void *generic_buffer(void *stream, int slot)
+{
+    generic_stream_t *s = (generic_stream_t *)stream;
+    return s->storage != GR_STORE_NATIVE ? s->slot[slot].raw : s->slot[slot].buf;
+}
 
 static gr_result_t generic_begin(void *stream, int slot, uint64_t count, const gr_desc_t *d)
 {
@@ -214,8 +236,8 @@ static void read_chunk(pipe_t *p, uint64_t k)
 }
 
 gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
-                                    uint64_t chunk_elems, uint64_t nchunks, const gr_desc_t *d, gr_partial_t *acc,
-                                    gr_io_timing_t *t)
+                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
+                                    gr_partial_t *acc, gr_io_timing_t *t)
 {
     gr_partial_init(acc);
     pipe_t p;
@@ -225,12 +247,14 @@ gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off
     p.count = count;
     p.chunk_elems = chunk_elems;
     p.esz = esz;
-    p.so = gr_stream_ops_for(ctx);
+    /* widening runs on the host: the generic stream does it, for any backend */
+    p.so = storage != GR_STORE_NATIVE ? &gr_stream_generic_ops : gr_stream_ops_for(ctx);
     p.r = GR_SUCCESS;
     p.t = t;
     if (count > 0) {
         uint64_t cap = chunk_elems < count ? chunk_elems : count; /* small shards need small buffers */
-        p.r = p.so->open(ctx, ctx->bstate, (size_t)(cap * esz), &p.stream);
+        p.r = storage != GR_STORE_NATIVE ? generic_open_store(ctx, ctx->bstate, (size_t)(cap * esz), storage, &p.stream)
+                                         : p.so->open(ctx, ctx->bstate, (size_t)(cap * esz), &p.stream);
         if (p.r != GR_SUCCESS)
             p.stream = NULL;
     }

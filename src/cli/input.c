@@ -188,7 +188,7 @@ int cli_input_run(cli_opts_t *o)
             stats3(tmp, R, &med[k], &mn[k], &mx[k]);
         }
         free(tmp);
-        double bytes = (double)info.count * (double)gr_dtype_size(info.dtype);
+        double bytes = (double)info.count * (double)info.item_bytes; /* as stored in the file */
         double gb_read = med[T_READ] > 0 ? bytes / med[T_READ] / 1e9 : 0;
         double gb_reduce = med[T_REDUCE] > 0 ? bytes / med[T_REDUCE] / 1e9 : 0;
         double gb_total = med[T_TOTAL] > 0 ? bytes / med[T_TOTAL] / 1e9 : 0;
@@ -198,6 +198,10 @@ int cli_input_run(cli_opts_t *o)
         snprintf(opname, sizeof(opname), "%s", gr_op_name(o->desc.op.kind));
         if (o->desc.op.kind == GR_OP_POWSUM)
             snprintf(opname, sizeof(opname), "powsum:%d", o->desc.op.power);
+        char dtype[48];
+        snprintf(dtype, sizeof(dtype), "%s", gr_dtype_name(info.dtype));
+        if (info.storage != GR_STORE_NATIVE)
+            snprintf(dtype, sizeof(dtype), "%s (stored as %s)", gr_dtype_name(info.dtype), gr_storage_name(info.storage));
         char version[16] = "";
         if (info.format == GR_FILE_NPY)
             snprintf(version, sizeof(version), " v%d.0", info.npy_version);
@@ -209,7 +213,7 @@ int cli_input_run(cli_opts_t *o)
                     (unsigned long long)info.data_offset);
             fprintf(out, "# n %llu, dtype %s, op %s, mode %s, backend %s, chunk %llu bytes (%llu reads per rank), "
                          "repeat %d, warmup %d\n",
-                    (unsigned long long)info.count, gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode),
+                    (unsigned long long)info.count, dtype, opname, gr_mode_name(o->desc.mode),
                     gr_backend_name(backend), (unsigned long long)info.chunk_bytes, (unsigned long long)chunks, R, W);
         } else if (o->format == CLI_FMT_JSON) {
             fprintf(out, "{\n  \"np\": %d,\n  \"input\": {\"path\": ", np);
@@ -219,8 +223,9 @@ int cli_input_run(cli_opts_t *o)
             json_string(out, info.descr);
             fprintf(out, ", \"shape\": ");
             json_string(out, info.shape);
-            fprintf(out, ", \"data_offset\": %llu, \"file_bytes\": %llu, \"chunk_bytes\": %llu, \"reads\": %llu},\n",
-                    (unsigned long long)info.data_offset, (unsigned long long)info.file_bytes,
+            fprintf(out, ", \"storage\": \"%s\", \"data_offset\": %llu, \"file_bytes\": %llu, \"chunk_bytes\": %llu, "
+                         "\"reads\": %llu},\n",
+                    gr_storage_name(info.storage), (unsigned long long)info.data_offset, (unsigned long long)info.file_bytes,
                     (unsigned long long)info.chunk_bytes, (unsigned long long)chunks);
             fprintf(out, "  \"n\": %llu,\n  \"dtype\": \"%s\",\n  \"op\": \"%s\",\n  \"mode\": \"%s\",\n"
                          "  \"backend\": \"%s\",\n",

@@ -3,9 +3,11 @@
 # The fuzz target of the parser (label fuzz) is built with clang's libFuzzer
 # when clang is found; its seed corpus is replayed by every build.
 
-gr_test_exe(io_npy_parse SOURCES ${GR_TEST_DIR}/io/test_npy_parse.c)
-add_test(NAME io_npy_parse COMMAND io_npy_parse)
-set_tests_properties(io_npy_parse PROPERTIES LABELS "io;unit" TIMEOUT 60)
+foreach(t npy_parse half)
+  gr_test_exe(io_${t} SOURCES ${GR_TEST_DIR}/io/test_${t}.c)
+  add_test(NAME io_${t} COMMAND io_${t})
+  set_tests_properties(io_${t} PROPERTIES LABELS "io;unit" TIMEOUT 60)
+endforeach()
 
 # LD_PRELOAD shim: logs and refuses opens of the input for writing, and
 # simulates EACCES (tests run as root, whom mode 000 does not stop).

@@ -23,7 +23,14 @@ import sys
 from fractions import Fraction
 
 FMT = {"f2": "e", "f4": "f", "f8": "d", "i4": "i", "i8": "q", "u2": "H", "u4": "I", "V2": "H"}
-PREC = {"f2": (11, -24), "f4": (24, -149), "f8": (53, -1074)}
+PREC = {"f2": (11, -24), "f4": (24, -149), "f8": (53, -1074), "bfloat16": (8, -133)}
+
+
+def to_bf16(v):
+    """v rounded to bfloat16 (nearest even), as a Python float."""
+    b = struct.unpack("<I", struct.pack("<f", v))[0]
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", b))[0]
 
 
 def numpy_header(descr, shape, fortran=False, version=None):
@@ -79,7 +86,9 @@ def values(kind, n, code, seed):
             v = rng.randrange(-10**6, 10**6) if code[0] == "i" else rng.uniform(-1, 1)
         else:  # randexp: wide exponents, so the order of additions matters
             v = rng.randrange(-2**30, 2**30) if code[0] == "i" else rng.uniform(1, 2) * 2.0 ** rng.randrange(-40, 40) * rng.choice((-1, 1))
-        if code[0] == "f":
+        if code == "bfloat16":
+            v = to_bf16(float(v))
+        elif code[0] == "f":
             v = struct.unpack("<" + FMT[code], struct.pack("<" + FMT[code], float(v)))[0]
         out.append(v)
     return out
@@ -97,9 +106,11 @@ def cmd_write(a):
         n_data = 0
     else:
         n_data = n
-    vals = values(a.values, n_data, code, a.seed) if code in FMT and code != "V2" else [0] * n_data
+    vals = values(a.values, n_data, code, a.seed) if (code in FMT and code != "V2") or code == "bfloat16" else [0] * n_data
     item = struct.calcsize(FMT.get(code, "H"))
-    if code in FMT:
+    if code == "bfloat16":
+        data = b"".join(struct.pack("<f", v)[2:] for v in vals)
+    elif code in FMT:
         data = b"".join(struct.pack(order + FMT[code], v) for v in vals)
     else:
         data = b"\0" * (n_data * 8)
@@ -123,7 +134,7 @@ def cmd_write(a):
     with open(a.path, "wb") as f:
         f.write(body)
     res = {"n": n, "item": item}
-    if code[0] == "f" and code in PREC and vals:
+    if code in PREC and vals:
         exact = sum(Fraction(v) for v in vals)
         res["sum_hex"] = round_fraction(exact, *PREC[code]).hex()
         res["sum64_hex"] = round_fraction(exact, *PREC["f8"]).hex()

@@ -85,6 +85,30 @@ for dt in '<f8' '<f4'; do
         expect_same_float "$(result_hex)" "$(python3 -c "print(float($(json_field "$js" max)).hex())")" "$dt $vals max"
     done
 done
+# f16 and bfloat16 storage: widened exactly to f32; exact mode rounds the
+# exact sum once to the storage type, fast mode accumulates in f64
+for dt in '<f2' bfloat16; do
+    for vals in rand randexp; do
+        [ "$dt" = '<f2' ] && [ $vals = randexp ] && continue # beyond f16's range
+        js=$($NPYW write h.npy --descr "$dt" --shape 2999 --values $vals --seed 5)
+        for np in 1 3; do
+            run $np --input h.npy --mode exact $C --chunk 1000
+            expect_rc 0 "$dt $vals np $np"
+            expect_same_float "$(result_hex)" "$(json_field "$js" sum_hex)" "$dt $vals exact sum np $np (rounded to $dt)"
+        done
+        expect_out "dtype f32 \(stored as (f16|bf16)\)" "$dt storage reported"
+        run 2 --input h.npy $C --op min
+        expect_same_float "$(result_hex)" "$(python3 -c "print(float($(json_field "$js" min)).hex())")" "$dt $vals min"
+    done
+done
+# rand f16 in [-1, 1]: 2999 terms on a 2^-24 grid, so the f64 sum is exact
+js=$($NPYW write h.npy --descr '<f2' --shape 2999 --values rand --seed 5)
+run 2 --input h.npy $C --chunk 4K
+expect_same_float "$(result_hex)" "$(json_field "$js" sum64_hex)" "f16 fast sum accumulated in f64"
+$NPYW write hv.npy --descr '<V2' >/dev/null
+run 1 --input hv.npy $C
+expect_rc 1 "<V2 without a storage choice"; expect_one_error "'hv.npy': descr '<V2' is 2 opaque bytes per item" "<V2 text"
+
 js=$($NPYW write ri.npy --descr '<i8' --shape 5000 --values randexp --seed 3)
 run 4 --input ri.npy $C
 expect_eq "$(result_dec)" "$(json_field "$js" sum_int)" "i64 sum vs Python"
