@@ -59,6 +59,15 @@ CHECKS=$((CHECKS + 3))
 is_png "$OUTD/weak-scaling.png" || fail "weak-scaling.png"
 grep -q "ceiling 4800" "$OUTD/nocopy-gbps-f32.svg" || fail "--ceiling line missing"
 
+# a real bench CSV (cpu rows) as gpureduce bench writes it today
+run 1 bench --backend cpu --min 2^10 --max 2^14 --iters 2 --warmup 1 --format csv
+expect_rc 0 "gpureduce bench --backend cpu --format csv"
+cp "$TMP/out" "$TMP/cpubench.csv"
+plot_run -o "$OUTD" "$TMP/cpubench.csv"
+CHECKS=$((CHECKS + 2))
+[ "$RC" -eq 0 ] || fail "plot of a real bench CSV: exit status $RC: $(cat "$TMP/err")"
+is_png "$OUTD/cpubench-gbps-f32.png" && is_svg "$OUTD/cpubench-gbps-f32.svg" || fail "cpubench-gbps-f32.png/.svg"
+
 # -n NAME names the figures
 plot_run -o "$OUTD" -n study "$TMP/weak.csv" "$TMP/strong.csv"
 CHECKS=$((CHECKS + 1))

@@ -244,7 +244,7 @@ submit pernode --gpus-per-task=0 --gpus-per-node=$NGPU --gpu-bind=none "$J/reduc
 submit badarg "$J/reduce.sbatch" --backend cpu --n nonsense
 GR_OUTDIR=$T/results submit scaling "$J/scaling.sbatch" --backend cpu --weak 64K --repeat 3 --warmup 1
 GR_OUTDIR=$T/results submit scaling_strong --ntasks-per-node=$NCPU "$J/scaling.sbatch" --backend cpu --strong 256K --mode exact --repeat 2 --warmup 1
-submit bench "$J/bench.sbatch" --backend cpu --min 2^10 --max 2^16
+submit bench "$J/bench.sbatch" --backend cpu --min 2^10 --max 2^16 --iters 3 --format csv
 
 wait_job reduce
 expect_rc 0 "reduce.sbatch"
@@ -315,14 +315,12 @@ v=$( [ -n "$CSV" ] && python3 -c "import csv; r=list(csv.DictReader(open('$CSV')
     fail "scaling.sbatch strong: rows, distinct exact results, last ranks = '$v'"
 
 wait_job bench
-if grep -q "has no bench command" "$OUT"; then
-    note "bench.sbatch: this gpureduce has no bench command yet; checked the world size check and the job's message"
-    expect_rc_nonzero "bench.sbatch without a bench command"
-else
-    expect_rc 0 "bench.sbatch"
-fi
+expect_rc 0 "bench.sbatch"
 world_ok 2 "bench.sbatch"
 placement_ok 2 "bench.sbatch"
+expect_in "^size_bytes,count,dtype,variant," "bench.sbatch: CSV header"
+expect_in "^65536,16384,f32,cpu," "bench.sbatch: the cpu row at 2^14"
+expect_in "^# gpureduce bench exit status 0" "bench.sbatch: exit status line"
 
 # ---------------------------------------------------------------- GPU directives
 if [ $FAKE_CHAR = 1 ]; then
@@ -341,8 +339,9 @@ out=$(timeout 30 srun -n 1 --gpus-per-task=$((NGPU + 1)) true 2>&1)
 # ---------------------------------------------------------------- launchers
 note "srun --mpi=pmix, direct"
 OUT=$T/srun.out
-timeout 60 srun -n 2 --cpus-per-task=1 --mpi=pmix "$GPUREDUCE" --backend cpu --n 1M --gen ones --repeat 2 --format json >"$OUT" 2>&1
+timeout 60 srun -n 2 --cpus-per-task=1 --mpi=pmix "$GPUREDUCE" --backend cpu --n 1M --gen ones --repeat 2 --format json >"$OUT" 2>"$T/srun.err"
 RC=$?
+[ $RC -eq 0 ] || cat "$T/srun.err"
 expect_rc 0 "srun --mpi=pmix gpureduce"
 check
 v=$(python3 -c "import json; d=json.load(open('$OUT')); print(d['np'], d['result'])" 2>&1)
