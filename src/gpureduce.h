@@ -372,6 +372,48 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t file, const gr_desc_t *d, gr_
 gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t dtype, gr_gen_t gen, uint64_t seed,
                                     uint64_t global_n, int overwrite, uint64_t chunk_bytes);
 
+/* ---------------------------------------------------------------------------
+ * Statistics in one pass (--op stats). The cpu side of issue 6: host memory
+ * and input files; the GPU kernel is a later step.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * One-pass statistics of the values, all ranks. NaN and Inf follow numpy:
+ * min, max, mean and the variances are NaN when any value is NaN; nanmin and
+ * nanmax ignore NaN. The variances are those of Chan, Golub and LeVeque's
+ * pairwise update of (count, mean, M2), applied over fixed blocks of 2^16
+ * elements, over chunks and then over ranks in rank order, so they are
+ * repeatable for a fixed np (and --chunk); sum is the exact sum, correctly
+ * rounded to f64 (and exact in isum for integers), so it and mean = sum/count
+ * have the same bits for any np.
+ */
+typedef struct gr_stats {
+    int valid;            /**< non-zero on ranks that hold the result */
+    int is_integer;       /**< integer input: isum, imin, imax are exact */
+    uint64_t count;       /**< elements */
+    uint64_t nan_count, pinf_count, ninf_count;
+    double sum;           /**< NaN if any NaN, +-Inf (or NaN for both) if any Inf, else the exact sum rounded to f64 */
+    double mean;          /**< sum / count; NaN for count 0 */
+    double var;           /**< population variance (ddof 0); NaN with NaN or Inf input or count 0 */
+    double var_sample;    /**< sample variance (ddof 1); NaN also for count < 2 */
+    double min, max;      /**< NaN when any value is NaN or count is 0 */
+    double nanmin, nanmax;/**< ignoring NaN; NaN when no value is a number */
+    int64_t isum;         /**< integers: the exact sum when !overflow */
+    int overflow;         /**< integers: the exact sum does not fit int64 (sum holds it rounded) */
+    int64_t imin, imax;   /**< integers: exact min and max */
+} gr_stats_t;
+
+/**
+ * Statistics of count elements of d->dtype at host memory (any backend; the
+ * work runs on the host). d->root / d->all_ranks say where the result goes;
+ * d->op and d->mode are not used. Collective.
+ */
+gr_result_t gr_stats_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, const gr_desc_t *d, gr_stats_t *out,
+                          gr_timing_t *timing);
+
+/** Statistics of a file's values, read once through the input pipeline. Collective. */
+gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t file, const gr_desc_t *d, gr_stats_t *out, gr_io_timing_t *timing);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #include "gr_half.h"
 #include "gr_internal.h"
 #include "gr_npy.h"
+#include "gr_stats.h"
 #include "gr_stream.h"
 
 #include <errno.h>
@@ -483,6 +484,40 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
     if (timing)
         *timing = t;
     /* only the root learns of a peer's failure in the combine: tell everyone */
+    return gr_agree(ctx->comm, r != GR_SUCCESS ? r : rc);
+}
+
+gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d_in, gr_stats_t *out, gr_io_timing_t *timing)
+{
+    if (!ctx || !f || !d_in || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_stats_file: ctx, file, desc and out must not be NULL");
+    if (d_in->root < 0 || d_in->root >= ctx->size)
+        GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d_in->root, ctx->size);
+    gr_desc_t d = *d_in;
+    d.dtype = f->info.dtype; /* the values are what the file holds */
+    gr_io_timing_t t;
+    memset(&t, 0, sizeof(t));
+    uint64_t n = f->info.count, b, e;
+    gr_shard_range(n, ctx->size, ctx->rank, &b, &e);
+    uint64_t max_shard = n / (uint64_t)ctx->size + (n % (uint64_t)ctx->size ? 1 : 0);
+    uint64_t chunk_elems = f->info.chunk_bytes / f->esz;
+    uint64_t nchunks = (max_shard + chunk_elems - 1) / chunk_elems;
+    gr_stats_part_t part;
+    double t0 = gr_now();
+    gr_result_t r = gr_pipeline_stats_file(ctx, f->fh, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
+                                           nchunks, f->info.storage, &d, &part, &t);
+    if (r != GR_SUCCESS) {
+        gr_stats_part_init(&part);
+        part.failed_code = r;
+    }
+    double t1 = gr_now();
+    gr_result_t rc = gr_stats_combine(ctx, &d, &part, out);
+    double t2 = gr_now();
+    t.local = t1 - t0;
+    t.combine = t2 - t1;
+    t.total = t2 - t0;
+    if (timing)
+        *timing = t;
     return gr_agree(ctx->comm, r != GR_SUCCESS ? r : rc);
 }
 

@@ -9,6 +9,7 @@
  * exact mode the result is independent of the chunk size.
  */
 #include "gr_half.h"
+#include "gr_stats.h"
 #include "gr_stream.h"
 
 #include <pthread.h>
@@ -26,6 +27,7 @@ typedef struct generic_slot {
     uint64_t count;
     gr_desc_t d;
     gr_partial_t part;
+    gr_stats_part_t spart; /* stats mode */
     gr_result_t r;
     double busy;
 } generic_slot_t;
@@ -34,6 +36,7 @@ typedef struct generic_stream {
     gr_ctx_t ctx;
     void *bstate;
     gr_storage_t storage;
+    gr_stats_part_t *stats; /* non-NULL: stats mode, chunks fold into it in order */
     generic_slot_t slot[GR_STREAM_SLOTS];
 } generic_stream_t;
 
@@ -47,7 +50,13 @@ static void generic_run(generic_stream_t *s, generic_slot_t *sl)
     double t0 = gr_now();
     if (s->storage != GR_STORE_NATIVE)
         gr_half_widen(sl->raw, (float *)sl->buf, sl->count, s->storage == GR_STORE_BF16);
-    sl->r = s->ctx->ops->reduce(s->ctx, s->bstate, sl->buf, 0, sl->count, &sl->d, &sl->part);
+    if (s->stats) {
+        gr_stats_part_init(&sl->spart);
+        gr_stats_part_add(&sl->spart, sl->buf, sl->count, sl->d.dtype);
+        sl->r = GR_SUCCESS;
+    } else {
+        sl->r = s->ctx->ops->reduce(s->ctx, s->bstate, sl->buf, 0, sl->count, &sl->d, &sl->part);
+    }
     sl->busy = gr_now() - t0;
 }
 
@@ -156,7 +165,10 @@ static gr_result_t generic_end(void *stream, int slot, const gr_desc_t *d, gr_pa
         *busy_s = sl->busy;
     if (sl->r != GR_SUCCESS)
         return sl->r; /* the backend logged why */
-    gr_partial_merge(acc, &sl->part);
+    if (s->stats)
+        gr_stats_part_merge(s->stats, &sl->spart);
+    else
+        gr_partial_merge(acc, &sl->part);
     return GR_SUCCESS;
 }
 
@@ -235,11 +247,10 @@ static void read_chunk(pipe_t *p, uint64_t k)
     p->t->bytes += (uint64_t)want;
 }
 
-gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
-                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
-                                    gr_partial_t *acc, gr_io_timing_t *t)
+static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+                            uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
+                            gr_partial_t *acc, gr_stats_part_t *stats, gr_io_timing_t *t)
 {
-    gr_partial_init(acc);
     pipe_t p;
     memset(&p, 0, sizeof(p));
     p.fh = fh;
@@ -247,14 +258,17 @@ gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off
     p.count = count;
     p.chunk_elems = chunk_elems;
     p.esz = esz;
-    /* widening runs on the host: the generic stream does it, for any backend */
-    p.so = storage != GR_STORE_NATIVE ? &gr_stream_generic_ops : gr_stream_ops_for(ctx);
+    /* widening and stats run on the host: the generic stream does them, for any backend */
+    int host_work = storage != GR_STORE_NATIVE || stats;
+    p.so = host_work ? &gr_stream_generic_ops : gr_stream_ops_for(ctx);
     p.r = GR_SUCCESS;
     p.t = t;
     if (count > 0) {
         uint64_t cap = chunk_elems < count ? chunk_elems : count; /* small shards need small buffers */
-        p.r = storage != GR_STORE_NATIVE ? generic_open_store(ctx, ctx->bstate, (size_t)(cap * esz), storage, &p.stream)
-                                         : p.so->open(ctx, ctx->bstate, (size_t)(cap * esz), &p.stream);
+        p.r = host_work ? generic_open_store(ctx, ctx->bstate, (size_t)(cap * esz), storage, &p.stream)
+                        : p.so->open(ctx, ctx->bstate, (size_t)(cap * esz), &p.stream);
+        if (p.r == GR_SUCCESS && stats)
+            ((generic_stream_t *)p.stream)->stats = stats;
         if (p.r != GR_SUCCESS)
             p.stream = NULL;
     }
@@ -285,4 +299,22 @@ gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off
     if (p.stream)
         p.so->close(p.stream);
     return p.r;
+}
+
+gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
+                                    gr_partial_t *acc, gr_io_timing_t *t)
+{
+    gr_partial_init(acc);
+    return pipeline(ctx, fh, byte_off, count, esz, chunk_elems, nchunks, storage, d, acc, NULL, t);
+}
+
+gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+                                   uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
+                                   gr_stats_part_t *stats, gr_io_timing_t *t)
+{
+    gr_partial_t unused;
+    gr_partial_init(&unused);
+    gr_stats_part_init(stats);
+    return pipeline(ctx, fh, byte_off, count, esz, chunk_elems, nchunks, storage, d, &unused, stats, t);
 }

@@ -32,6 +32,7 @@ typedef struct cli_opts {
     const char *out;       /* gen: --out PATH */
     int force;             /* gen: overwrite --out */
     uint64_t given;        /* bit k: option k of the table was given (see cli_given) */
+    int stats;             /* --op stats (input.c) */
 } cli_opts_t;
 
 enum { CLI_SCALE_WEAK = 1, CLI_SCALE_STRONG = 2 };

@@ -79,6 +79,149 @@ static const char *format_name(gr_file_format_t f) { return f == GR_FILE_NPY ? "
 enum { T_READ, T_REDUCE, T_STALL, T_LOCAL, T_COMBINE, T_TOTAL, T_COUNT };
 static const char *const t_names[T_COUNT] = {"read", "reduce", "stall", "local", "combine", "total"};
 
+static void stats_text(double v, char *dec, size_t dlen, char *hex, size_t hlen)
+{
+    snprintf(dec, dlen, "%.17g", v);
+    snprintf(hex, hlen, "%a", v);
+}
+
+/* Every field, bit for bit (no struct padding is compared). */
+static int same_stats(const gr_stats_t *a, const gr_stats_t *b)
+{
+    const double fa[] = {a->sum, a->mean, a->var, a->var_sample, a->min, a->max, a->nanmin, a->nanmax};
+    const double fb[] = {b->sum, b->mean, b->var, b->var_sample, b->min, b->max, b->nanmin, b->nanmax};
+    return memcmp(fa, fb, sizeof(fa)) == 0 && a->count == b->count && a->nan_count == b->nan_count &&
+           a->pinf_count == b->pinf_count && a->ninf_count == b->ninf_count && a->isum == b->isum &&
+           a->overflow == b->overflow && a->imin == b->imin && a->imax == b->imax;
+}
+
+static void json_double(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fprintf(f, "null");
+}
+
+/* --input PATH --op stats: one pass, every statistic (gr_stats_t). */
+static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_info_t *info, int R, int W)
+{
+    int np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (cli_given(o, "mode")) {
+        gr_file_close(f);
+        gr_ctx_destroy(ctx);
+        return input_usage_error("--mode does not apply to --op stats: the sum is exact, the variance one-pass");
+    }
+    gr_stats_t *vals = calloc((size_t)R, sizeof(gr_stats_t));
+    double *tr = calloc((size_t)R, sizeof(double)), *tt = calloc((size_t)R, sizeof(double));
+    double *mr = calloc((size_t)R, sizeof(double)), *mt = calloc((size_t)R, sizeof(double));
+    if (!vals || !tr || !tt || !mr || !mt)
+        input_die(GR_ERR_NOMEM, "allocating result arrays");
+    for (int w = 0; w < W; ++w) {
+        gr_stats_t v;
+        if (gr_stats_file(ctx, f, &o->desc, &v, NULL) != GR_SUCCESS)
+            return input_failed(ctx, f);
+    }
+    for (int k = 0; k < R; ++k) {
+        gr_io_timing_t io;
+        if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+            input_die(GR_ERR_MPI, "MPI_Barrier");
+        if (gr_stats_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
+            return input_failed(ctx, f);
+        tr[k] = io.read;
+        tt[k] = io.total;
+    }
+    if (MPI_Reduce(tr, mr, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        input_die(GR_ERR_MPI, "gathering timings");
+    gr_stats_t st = vals[0];
+    int repeatable = 1;
+    if (g_rank == o->desc.root)
+        for (int k = 1; k < R; ++k)
+            if (!same_stats(&vals[k], &vals[0]))
+                repeatable = 0;
+    if (o->desc.root != 0) {
+        if (g_rank == o->desc.root) {
+            MPI_Send(&st, (int)sizeof(st), MPI_BYTE, 0, 7303, MPI_COMM_WORLD);
+            MPI_Send(&repeatable, 1, MPI_INT, 0, 7304, MPI_COMM_WORLD);
+        } else if (g_rank == 0) {
+            MPI_Recv(&st, (int)sizeof(st), MPI_BYTE, o->desc.root, 7303, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&repeatable, 1, MPI_INT, o->desc.root, 7304, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
+    if (g_rank == 0) {
+        double rmed, rmin, rmax, tmed, tmin, tmax;
+        stats3(mr, R, &rmed, &rmin, &rmax);
+        stats3(mt, R, &tmed, &tmin, &tmax);
+        double bytes = (double)info->count * (double)info->item_bytes;
+        const char *names[] = {"sum", "mean", "var", "var_sample", "min", "max", "nanmin", "nanmax"};
+        double v[] = {st.sum, st.mean, st.var, st.var_sample, st.min, st.max, st.nanmin, st.nanmax};
+        char dec[64], hex[64];
+        if (o->format == CLI_FMT_JSON) {
+            fprintf(stdout, "{\n  \"np\": %d,\n  \"input\": ", np);
+            json_string(stdout, info->path);
+            fprintf(stdout, ",\n  \"dtype\": \"%s\",\n  \"storage\": \"%s\",\n  \"op\": \"stats\",\n  \"stats\": {\n"
+                            "    \"count\": %llu, \"nan\": %llu, \"pinf\": %llu, \"ninf\": %llu",
+                    gr_dtype_name(info->dtype), gr_storage_name(info->storage), (unsigned long long)st.count,
+                    (unsigned long long)st.nan_count, (unsigned long long)st.pinf_count,
+                    (unsigned long long)st.ninf_count);
+            for (int i = 0; i < 8; ++i) {
+                stats_text(v[i], dec, sizeof(dec), hex, sizeof(hex));
+                fprintf(stdout, ",\n    \"%s\": ", names[i]);
+                json_double(stdout, v[i]);
+                fprintf(stdout, ", \"%s_hex\": \"%s\"", names[i], hex);
+            }
+            if (st.is_integer)
+                fprintf(stdout, ",\n    \"isum\": %lld, \"overflow\": %s, \"imin\": %lld, \"imax\": %lld",
+                        (long long)st.isum, st.overflow ? "true" : "false", (long long)st.imin, (long long)st.imax);
+            fprintf(stdout, "\n  },\n  \"repeat\": %d,\n  \"repeatable\": %s,\n  \"time\": {\"read\": %.9g, "
+                            "\"total\": %.9g},\n  \"gbps\": {\"read\": %.6g, \"aggregate\": %.6g}\n}\n",
+                    R, repeatable ? "true" : "false", rmed, tmed, rmed > 0 ? bytes / rmed / 1e9 : 0.0,
+                    tmed > 0 ? bytes / tmed / 1e9 : 0.0);
+        } else if (o->format == CLI_FMT_CSV) {
+            fprintf(stdout, "np,input,dtype,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,"
+                            "read_s,total_s\n%d,\"%s\",%s,%llu,%llu,%llu,%llu",
+                    np, info->path, gr_dtype_name(info->dtype), (unsigned long long)st.count,
+                    (unsigned long long)st.nan_count, (unsigned long long)st.pinf_count,
+                    (unsigned long long)st.ninf_count);
+            for (int i = 0; i < 8; ++i)
+                fprintf(stdout, ",%.17g", v[i]);
+            fprintf(stdout, ",%.9g,%.9g\n", rmed, tmed);
+        } else {
+            fprintf(stdout, "# gpureduce %s: np %d, input %s (shape %s), dtype %s%s%s, op stats, backend host pass, "
+                            "repeat %d\n",
+                    GR_VERSION_STRING, np, info->path, info->shape, gr_dtype_name(info->dtype),
+                    info->storage != GR_STORE_NATIVE ? " stored as " : "",
+                    info->storage != GR_STORE_NATIVE ? gr_storage_name(info->storage) : "", R);
+            fprintf(stdout, "%-12s %llu (NaN %llu, +Inf %llu, -Inf %llu)\n", "count", (unsigned long long)st.count,
+                    (unsigned long long)st.nan_count, (unsigned long long)st.pinf_count,
+                    (unsigned long long)st.ninf_count);
+            for (int i = 0; i < 8; ++i) {
+                stats_text(v[i], dec, sizeof(dec), hex, sizeof(hex));
+                if (st.is_integer && i == 0 && !st.overflow)
+                    snprintf(dec, sizeof(dec), "%lld", (long long)st.isum);
+                fprintf(stdout, "%-12s %-24s %s\n", names[i], dec, hex);
+            }
+            fprintf(stdout, "%-12s read %.3f GB/s, end to end %.3f GB/s (slowest rank, median of %d)\n", "bandwidth",
+                    rmed > 0 ? bytes / rmed / 1e9 : 0.0, tmed > 0 ? bytes / tmed / 1e9 : 0.0, R);
+            fprintf(stdout, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
+        }
+        fflush(stdout);
+    }
+    free(vals);
+    free(tr);
+    free(tt);
+    free(mr);
+    free(mt);
+    gr_file_close(f);
+    gr_ctx_destroy(ctx);
+    int status = repeatable ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}
+
 int cli_input_run(cli_opts_t *o)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -118,6 +261,8 @@ int cli_input_run(cli_opts_t *o)
     gr_file_info_t info;
     gr_file_get_info(f, &info);
     o->desc.dtype = info.dtype;
+    if (o->stats)
+        return run_stats(o, ctx, f, &info, R, W);
     char why[256];
     if (gr_desc_check(&o->desc, why, sizeof(why)) != GR_SUCCESS) {
         gr_file_close(f);

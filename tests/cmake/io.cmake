@@ -15,7 +15,7 @@ add_library(gr_open_guard SHARED ${GR_TEST_DIR}/io/open_guard.c)
 target_compile_options(gr_open_guard PRIVATE ${GR_C_WARNINGS})
 target_link_libraries(gr_open_guard PRIVATE ${CMAKE_DL_LIBS})
 
-foreach(t errors roundtrip formats readonly)
+foreach(t errors roundtrip formats readonly stats)
   gr_add_script_test(io_${t} ${GR_TEST_DIR}/io/test_io_${t}.sh LABELS io TIMEOUT 600
     ENV "GR_OPEN_GUARD=$<TARGET_FILE:gr_open_guard>")
 endforeach()

@@ -84,6 +84,12 @@ def values(kind, n, code, seed):
             v = 1
         elif kind == "rand":
             v = rng.randrange(-10**6, 10**6) if code[0] == "i" else rng.uniform(-1, 1)
+        elif kind == "specials":  # NaN, +Inf, -Inf among random values
+            v = float("nan") if i % 7 == 3 else float("inf") if i % 11 == 5 else float("-inf") if i % 13 == 6 else rng.uniform(-1, 1)
+        elif kind == "infs":  # +Inf and random values, no NaN
+            v = float("inf") if i % 11 == 5 else rng.uniform(-1, 1)
+        elif kind == "nans":  # NaN and random values
+            v = float("nan") if i % 7 == 3 else rng.uniform(-4, 4)
         else:  # randexp: wide exponents, so the order of additions matters
             v = rng.randrange(-2**30, 2**30) if code[0] == "i" else rng.uniform(1, 2) * 2.0 ** rng.randrange(-40, 40) * rng.choice((-1, 1))
         if code == "bfloat16":
@@ -134,7 +140,8 @@ def cmd_write(a):
     with open(a.path, "wb") as f:
         f.write(body)
     res = {"n": n, "item": item}
-    if code in PREC and vals:
+    finite = all(v == v and abs(v) != float("inf") for v in vals)
+    if code in PREC and vals and finite:
         exact = sum(Fraction(v) for v in vals)
         res["sum_hex"] = round_fraction(exact, *PREC[code]).hex()
         res["sum64_hex"] = round_fraction(exact, *PREC["f8"]).hex()
@@ -166,7 +173,7 @@ def main():
     w.add_argument("--descr", default="<f4")
     w.add_argument("--shape", default="10")
     w.add_argument("--version", type=int, default=None)
-    w.add_argument("--values", default="iota", choices=["iota", "ones", "rand", "randexp"])
+    w.add_argument("--values", default="iota", choices=["iota", "ones", "rand", "randexp", "specials", "infs", "nans"])
     w.add_argument("--seed", type=int, default=1)
     w.add_argument("--fortran", action="store_true")
     w.add_argument("--hlen-delta", type=int, default=0)
