@@ -292,6 +292,10 @@ static const char *check_opts(const cli_opts_t *o, int np, char *why, size_t len
         return "--n and --per-rank are for a single reduction; scale takes --strong TOTAL or --weak PER_RANK";
     if (o->topo)
         return "--topo is not a scaling study: run 'gpureduce --topo' for the placement";
+    if (o->input)
+        return "--input is for a single reduction; scale reduces synthetic data made for each step (--gen)";
+    if (o->stats)
+        return "--op stats is not supported by scale; use sum, min, max, abssum, sumsq or powsum:P";
     if (o->verify)
         return "--verify is not supported by scale; run 'gpureduce --n SIZE --verify' at the sizes of interest";
     if (o->desc.root != 0 || o->desc.all_ranks)

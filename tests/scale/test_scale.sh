@@ -81,6 +81,9 @@ expect_rc 2 "scale with --n"
 expect_err "scale takes --strong TOTAL or --weak PER_RANK" "--n message"
 run 1 scale --weak 1M --verify
 expect_rc 2 "scale with --verify"
+run 1 scale --weak 1M --input /dev/null
+expect_rc 2 "scale with --input"
+expect_err "--input is for a single reduction" "--input message"
 run 1 scale --weak nonsense
 expect_rc 2 "bad size"
 expect_err "--weak: cannot parse size 'nonsense'" "bad size message"
