@@ -25,16 +25,17 @@
  * Capacity (the proof; docs/EXACT.md restates it). An int64 limb holding
  * digits < 2^32 overflows only after more than 2^31 additions. The kernel
  * works in rounds of at most GR_EXACT_ROUND_VECS = 2^16 vectors per thread,
- * i.e. at most 2^16 * 1024 * 4 = 2^28 elements per block, plus the < 8 scalar
- * head/tail elements in round 0. Within a round a limb of a warp receives at
- * most one addition per element (each element is flushed at most once: either
- * directly, or as its cascade's residual), plus at most 31 K + K from the
- * end-of-round merge: < 2^28 + 2^7 additions, each of magnitude < 2^32. At
+ * i.e. at most 2^16 * 512 * 4 = 2^27 elements per block (512: the widest block
+ * built), plus the < 8 scalar head/tail elements in round 0. Within a round a
+ * limb of a warp receives at most one addition per element (each element is
+ * flushed at most once: either directly, or as its cascade's residual), plus
+ * at most 31 K + K from the end-of-round merge: < 2^27 + 2^7 additions, each
+ * of magnitude < 2^32. At
  * the end of every round the block renormalises its limbs in one parallel
  * carry step (limb[k] = (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which
  * leaves every limb in [-2^31, 2^32 + 2^31). So a limb never exceeds
- * 2^33 + 2^60 < 2^63 in magnitude, for any n: the capacity is the 64-bit
- * element count. At the end a block adds its <= 32 warps' limbs (< 2^38) and
+ * 2^33 + 2^59 < 2^63 in magnitude, for any n: the capacity is the 64-bit
+ * element count. At the end a block adds its <= 16 warps' limbs (< 2^38) and
  * at most GR_EXACT_GRID_MAX = 2^20 blocks add those (< 2^58 < 2^59).
  * Overflow of the expansion: a round gives a thread at most 2^18 terms of
  * magnitude < 2^960, and a warp merges 32 of them, so every expansion term
@@ -490,7 +491,6 @@ __global__ void __launch_bounds__(BLOCK)
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence_system();
         result->count = n;
         __threadfence_system();
     }

@@ -213,7 +213,7 @@ static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t
     l.op = op;
     l.power = 1;
     l.terms = c.terms;
-    l.block = c.block ? c.block : 256;
+    l.block = c.block ? c.block : GR_EXACT_BLOCK_DEFAULT;
     l.grid = c.grid ? c.grid : default_grid(n, dt, op, c.terms, l.block);
     l.round_vecs = c.round_vecs;
     l.scratch = G.scratch;
@@ -849,8 +849,8 @@ static void test_bench(void)
                 a.x.dtype = dt;
                 a.x.op = GR_C_SUM;
                 a.x.power = 1;
-                a.x.block = 256;
-                a.x.grid = default_grid(n, dt, GR_C_SUM, 0, 256);
+                a.x.block = GR_EXACT_BLOCK_DEFAULT;
+                a.x.grid = default_grid(n, dt, GR_C_SUM, 0, GR_EXACT_BLOCK_DEFAULT);
                 a.x.scratch = G.scratch;
                 a.x.result = G.res_dev;
                 a.x.stream = G.stream;
