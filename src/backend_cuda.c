@@ -38,6 +38,7 @@ typedef struct cuda_state {
     int sm_count;
     int block;
     int grid_override;              /* cfg.cuda_grid, 0 = from occupancy */
+    int block_forced;               /* cfg.cuda_block was given */
     int scratch_blocks;             /* capacity of scratch, in blocks */
     int occ[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM at s->block */
     cudaStream_t stream;
@@ -168,6 +169,7 @@ static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
                                     "from occupancy", ctx->cfg.cuda_grid, GR_CUDA_GRID_MAX);
     s->block = block;
     s->grid_override = ctx->cfg.cuda_grid;
+    s->block_forced = ctx->cfg.cuda_block != 0;
 
     GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, s->device));
@@ -298,7 +300,8 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
                                     cudaHostAllocMapped));
         GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&s->xres_dev, s->xres_host, 0));
     }
-    int block = s->block <= 512 ? s->block : 512; /* the exact kernel is built for 128..512 */
+    /* the exact kernel is built for 128..512 threads and has its own measured default */
+    int block = !s->block_forced ? GR_EXACT_BLOCK_DEFAULT : s->block <= 512 ? s->block : 512;
     int *occ = &s->xocc[d->dtype == GR_F64][d->op.kind];
     if (*occ == 0)
         GR_CUDA_CHECK(gr_cuda_exact_occupancy((int)d->dtype, (int)d->op.kind, power, 0, block, occ));
