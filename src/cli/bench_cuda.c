@@ -527,7 +527,7 @@ static gr_result_t launch_exact(bench_cuda_t *c, int buf)
     l.dtype = (int)c->g.dtype;
     l.op = GR_C_SUM;
     l.power = 1;
-    l.block = c->tuned_block <= 512 ? c->tuned_block : 512;
+    l.block = GR_EXACT_BLOCK_DEFAULT;
     int bps = 0;
     GR_CUDA_CHECK(gr_cuda_exact_occupancy(l.dtype, GR_C_SUM, 1, 0, l.block, &bps));
     l.grid = gr_cuda_exact_grid(c->g.n, l.dtype, l.block, c->info.sm_count, bps);
