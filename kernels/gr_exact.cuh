@@ -15,8 +15,10 @@
  *         TwoSum cascades, residuals flushed) and lane 0 flushes the result.
  * block:  one superaccumulator of 70 int64 limbs per warp, in shared memory,
  *         limb k holding 32-bit digits at 2^(32k - 1088) as in gr_xacc_t; a
- *         finite double m 2^e adds to three limbs with 64-bit shared atomics.
- *         Integer adds commute, so the order of flushes never matters.
+ *         finite double m 2^e adds to three limbs. Each limb is two 32-bit
+ *         words updated with native 32-bit shared atomics (carry from the
+ *         returned old value). Integer adds commute, so the order of flushes
+ *         never matters.
  * grid:   each block adds its limbs to one global accumulator with 64-bit
  *         integer atomics (order-free: deterministic for any grid), takes a
  *         ticket, and the last block moves the accumulator to mapped host
@@ -30,9 +32,8 @@
  * limb of a warp receives at most one addition per element (each element is
  * flushed at most once: either directly, or as its cascade's residual), plus
  * at most 31 K + K from the end-of-round merge: < 2^27 + 2^7 additions, each
- * of magnitude < 2^32. At
- * the end of every round the block renormalises its limbs in one parallel
- * carry step (limb[k] = (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which
+ * of magnitude < 2^32. At the end of every round the block renormalises its
+ * limbs in one parallel carry step (limb[k] = (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which
  * leaves every limb in [-2^31, 2^32 + 2^31). So a limb never exceeds
  * 2^33 + 2^59 < 2^63 in magnitude, for any n: the capacity is the 64-bit
  * element count. At the end a block adds its <= 16 warps' limbs (< 2^38) and
