@@ -17,6 +17,7 @@
  *     rank's times (max over ranks) and the sum of #wrong over ranks.
  */
 #include "bench.h"
+#include "bench_dist.h"
 #include "gr_internal.h"
 
 #include <math.h>
@@ -34,6 +35,7 @@ typedef struct bench_opts {
     int ndtypes;
     const char *variants; /* NULL = all */
     int iters, warmup, check;
+    int have_iters; /* the distributed rows run BENCH_DIST_ITERS_DEFAULT unless --iters is given */
     gr_backend_t backend;
     int full, help;
     cli_format_t format;
@@ -136,6 +138,7 @@ static int set_iters(bench_opts_t *o, const char *a, char *err, size_t len)
 {
     if (parse_int(a, 1, 1000000, &o->iters))
         BERR("--iters: '%s' is not an integer in 1..1000000", a);
+    o->have_iters = 1;
     return 0;
 }
 
@@ -216,7 +219,7 @@ static const bench_option_t bench_options[] = {
     {"factor", "F", "each size is F times the last (default 4)", set_factor},
     {"dtype", "T", "f32 | f64 | i32 | i64 | a comma list | all (default f32)", set_dtype},
     {"variants", "LIST", "comma list of rows, or all (default); copy and cub always run", set_variants},
-    {"iters", "N", "timed runs per row; the table shows their median (default 20)", set_iters},
+    {"iters", "N", "timed runs per row; the table shows their median (default 20; distributed rows 50)", set_iters},
     {"warmup", "N", "untimed runs per row first (default 3; GPU-timed rows get at least 1)", set_warmup},
     {"check", "N", "checked runs per row and gate (ones, iota) before timing; 0 skips (default 1)", set_check},
     {"backend", "B", "cuda | cpu | auto (default auto: cuda when a GPU is visible)", set_backend},
@@ -374,7 +377,8 @@ static int run_cpu_loop(void *env, int arg, int buf, bench_result_t *res, double
  * The rows: one table, nccl-tests style
  * ------------------------------------------------------------------------- */
 
-enum { ROW_PLAIN = 0, ROW_COPY = 1, ROW_CUB = 2, ROW_CUB_E2E = 3 };
+/* ROW_DIST: a distributed row (bench_dist.c; arg = bench_dist_kind_t), run by bench_dist_group() */
+enum { ROW_PLAIN = 0, ROW_COPY = 1, ROW_CUB = 2, ROW_CUB_E2E = 3, ROW_DIST = 4 };
 
 typedef struct bench_variant {
     const char *name;
@@ -424,11 +428,19 @@ static const bench_variant_t bench_variants[] = {
      bench_cuda_run_ladder, 7, NULL},
     {"v8", "v7 + second launch of one block: one value", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 1,
      bench_cuda_run_ladder, 8, NULL},
+    {"gr", "gpureduce: gr_reduce_device on the rank's shard, exact partials combined at root 0 (MPI_Reduce)",
+     GR_BACKEND_CUDA, BENCH_TIME_HOST, ROW_DIST, 1, NULL, BENCH_DIST_GR, NULL},
+    {"cub+mpi", "cub::DeviceReduce::Sum + cudaMemcpy of the sum + MPI_Reduce to rank 0", GR_BACKEND_CUDA,
+     BENCH_TIME_HOST, ROW_DIST, 1, NULL, BENCH_DIST_CUB_MPI, NULL},
+    {"cub+nccl", "cub::DeviceReduce::Sum + ncclReduce to rank 0 + copy to host + stream sync", GR_BACKEND_CUDA,
+     BENCH_TIME_HOST, ROW_DIST, 1, NULL, BENCH_DIST_CUB_NCCL, NULL},
 #endif
     {"cpu", "gpureduce cpu backend, fast mode, all its threads (local time)", GR_BACKEND_CPU, BENCH_TIME_HOST,
      ROW_PLAIN, 1, run_cpu_backend, 0, NULL},
     {"loop", "one thread, plain loop, same accumulators", GR_BACKEND_CPU, BENCH_TIME_HOST, ROW_PLAIN, 1,
      run_cpu_loop, 0, NULL},
+    {"gr", "gpureduce: gr_reduce_host on the rank's shard, exact partials combined at root 0 (MPI_Reduce)",
+     GR_BACKEND_CPU, BENCH_TIME_HOST, ROW_DIST, 1, NULL, BENCH_DIST_GR, NULL},
 };
 #define BENCH_NVARIANTS ((int)(sizeof(bench_variants) / sizeof(bench_variants[0])))
 
@@ -438,21 +450,26 @@ static int variant_built(const bench_variant_t *v)
     if (!strcmp(v->name, "cub-g2g"))
         return bench_cuda_have_g2g();
 #endif
+    if (!strcmp(v->name, "cub+nccl"))
+        return bench_dist_have_nccl();
     return 1;
 }
 
 /* Which rows run: sel[i] for bench_variants[i]. Returns 0 or a usage error. */
-static int select_variants(const bench_opts_t *o, gr_backend_t be, int *sel, char *err, size_t len)
+static int select_variants(const bench_opts_t *o, gr_backend_t be, int np, int *sel, char *err, size_t len)
 {
+    /* `all`: the distributed rows only with more than one rank (with one, they are the -e2e rows again) */
     for (int i = 0; i < BENCH_NVARIANTS; ++i)
-        sel[i] = !o->variants && bench_variants[i].backend == be && variant_built(&bench_variants[i]);
+        sel[i] = !o->variants && bench_variants[i].backend == be && variant_built(&bench_variants[i]) &&
+                 (bench_variants[i].role != ROW_DIST || np > 1);
     if (o->variants) {
         const char *p = o->variants;
         while (*p) {
             size_t n = strcspn(p, ",");
             int found = -1;
-            for (int i = 0; i < BENCH_NVARIANTS; ++i)
-                if (strlen(bench_variants[i].name) == n && !strncmp(p, bench_variants[i].name, n))
+            for (int i = 0; i < BENCH_NVARIANTS; ++i) /* a name with a row on each backend: this backend's */
+                if (strlen(bench_variants[i].name) == n && !strncmp(p, bench_variants[i].name, n) &&
+                    (found < 0 || bench_variants[i].backend == be))
                     found = i;
             if (found < 0) {
                 char names[512] = "";
@@ -466,6 +483,9 @@ static int select_variants(const bench_opts_t *o, gr_backend_t be, int *sel, cha
             if (bench_variants[found].backend != be)
                 BERR("--variants: '%s' is a %s row, and this run uses --backend %s", bench_variants[found].name,
                      gr_backend_name(bench_variants[found].backend), gr_backend_name(be));
+            if (!variant_built(&bench_variants[found]) && !strcmp(bench_variants[found].name, "cub+nccl"))
+                BERR("--variants: 'cub+nccl' is not built into this gpureduce: CMake found no NCCL (nccl.h and "
+                     "libnccl in the CUDA toolkit, or -DGR_NCCL_ROOT=<dir>)");
             if (!variant_built(&bench_variants[found]))
                 BERR("--variants: '%s' is not built into this gpureduce: configure CMake with "
                      "-DGR_CCCL_INCLUDE=<CCCL include dir with gpu_to_gpu determinism>",
@@ -494,7 +514,7 @@ static int select_variants(const bench_opts_t *o, gr_backend_t be, int *sel, cha
  * ------------------------------------------------------------------------- */
 
 /* Sum of gate over [0, n): ones gives n; iota (i mod 1000) a closed form. */
-static uint64_t gate_sum(gr_gen_t gate, uint64_t n)
+uint64_t bench_gate_sum(gr_gen_t gate, uint64_t n)
 {
     if (gate == GR_GEN_ONES)
         return n;
@@ -552,6 +572,7 @@ typedef struct bench_run {
     int rows_printed;
     long long wrong_rows;
     int late_rows;
+    bench_dist_t *dist; /* the distributed rows, when any is selected */
 } bench_run_t;
 
 static const char *mem_label(const bench_run_t *b, const bench_group_t *g)
@@ -589,7 +610,7 @@ static void print_column_header(bench_run_t *b)
         fprintf(f, "size_bytes,count,dtype,variant,mem,time_us");
         if (b->o->full)
             fprintf(f, ",min_us,max_us,p99_us");
-        fprintf(f, ",gbps,pct_copy,pct_peak,x_cub,wrong,note\n");
+        fprintf(f, ",gbps,pct_copy,pct_peak,x_cub,wrong,note%s\n", b->dist ? BENCH_DIST_CSV_COLUMNS : "");
     }
 }
 
@@ -660,7 +681,7 @@ static void print_group(bench_run_t *b, const bench_group_t *g, row_out_t *rows,
                     fprintf(f, "%.4f", more[k]);
                 fputc(',', f);
             }
-            fprintf(f, "%s,\"%s\"\n", ro->checked ? wrong : "", note);
+            fprintf(f, "%s,\"%s\"%s\n", ro->checked ? wrong : "", note, b->dist ? BENCH_DIST_CSV_EMPTY : "");
         } else {
             fprintf(f, "%s\n    {\"size_bytes\": %llu, \"count\": %llu, \"dtype\": \"%s\", \"variant\": \"%s\", "
                        "\"mem\": \"%s\", \"time_us\": ",
@@ -768,7 +789,7 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
     long long wrong[BENCH_NVARIANTS], wrong_all[BENCH_NVARIANTS];
     int nrows = 0;
     for (int i = 0; i < BENCH_NVARIANTS; ++i)
-        if (sel[i]) {
+        if (sel[i] && bench_variants[i].role != ROW_DIST) { /* those: bench_dist_group() */
             memset(&rows[nrows], 0, sizeof(rows[nrows]));
             rows[nrows].v = &bench_variants[i];
             rows[nrows].checked = b->o->check > 0;
@@ -781,7 +802,7 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
         for (int gi = 0; gi < 2; ++gi) {
             if ((r = h->fill(h->env, gates[gi], 0)) != GR_SUCCESS)
                 bench_die(b->rank, r, "filling a gate");
-            const uint64_t want = gate_sum(gates[gi], g->n);
+            const uint64_t want = bench_gate_sum(gates[gi], g->n);
             for (int k = 0; k < nrows; ++k)
                 for (int c = 0; c < b->o->check; ++c) {
                     bench_result_t res;
@@ -924,6 +945,8 @@ static void print_header(bench_run_t *b, gr_ctx_t ctx, const uint64_t *sizes, in
         }
         fflush(f);
     }
+    if (b->dist)
+        bench_dist_header(b->dist); /* rank 0 */
     /* placement: every rank's (collective); in CSV it stays a '#' comment block */
     report_placements(ctx, MPI_COMM_WORLD, o->format == CLI_FMT_CSV ? CLI_FMT_TABLE : o->format, f);
     if (b->rank == 0) {
@@ -951,9 +974,23 @@ static void bench_usage(FILE *f)
     fprintf(f, "\nrows (--variants):\n");
     for (int i = 0; i < BENCH_NVARIANTS; ++i) {
         const bench_variant_t *v = &bench_variants[i];
-        if (variant_built(v))
+        if (variant_built(v) && v->role != ROW_DIST)
             fprintf(f, "  %-10s %-4s %s\n", v->name, gr_backend_name(v->backend), v->note);
     }
+    fprintf(f, "\ndistributed rows (--variants; in all when np > 1): end to end on every rank at once, the global\n"
+               "sum in rank 0's host memory; host clock, MPI_Barrier before each run, time = median over runs (--iters,\n"
+               "default %d) of the slowest rank; also min/avg/max over ranks of each rank's median. Sizes per rank.\n",
+            BENCH_DIST_ITERS_DEFAULT);
+    for (int i = 0; i < BENCH_NVARIANTS; ++i) {
+        const bench_variant_t *v = &bench_variants[i];
+        if (variant_built(v) && v->role == ROW_DIST)
+            fprintf(f, "  %-10s %-4s %s\n", v->name, gr_backend_name(v->backend), v->note);
+    }
+#ifdef GR_WITH_CUDA
+    if (!bench_dist_have_nccl())
+        fprintf(f, "  (cub+nccl, cub::DeviceReduce::Sum + ncclReduce, is absent from this build: CMake found no NCCL;\n"
+                   "   it looks for nccl.h and libnccl in the CUDA toolkit, or under -DGR_NCCL_ROOT=<dir>)\n");
+#endif
 #ifdef GR_WITH_CUDA
     if (!bench_cuda_have_g2g())
         fprintf(f, "  (cub-g2g, cub::DeviceReduce::Sum with gpu_to_gpu determinism, is absent from this build: "
@@ -1048,7 +1085,7 @@ int cli_bench_main(int argc, char **argv)
         sizes[nsizes++] = o.max;
 
     int sel[BENCH_NVARIANTS];
-    if (select_variants(&o, be, sel, err, sizeof(err)) != 0)
+    if (select_variants(&o, be, np, sel, err, sizeof(err)) != 0)
         return bench_usage_error(rank, err);
 
     /* context: binding and this rank's GPU, as for a reduction */
@@ -1079,6 +1116,34 @@ int cli_bench_main(int argc, char **argv)
         b.have_dev = 1;
     }
 #endif
+    /* the distributed rows (bench_dist.c), when any is selected */
+    bench_dist_config_t dc;
+    memset(&dc, 0, sizeof(dc));
+    int ndist = 0;
+    for (int i = 0; i < BENCH_NVARIANTS; ++i)
+        if (sel[i] && bench_variants[i].role == ROW_DIST) {
+            const int k = bench_variants[i].arg;
+            dc.want[k] = 1;
+            dc.name[k] = bench_variants[i].name;
+            dc.note[k] = bench_variants[i].note;
+            ndist++;
+        }
+    if (ndist) {
+        dc.ctx = ctx;
+        dc.backend = be;
+        dc.iters = o.have_iters ? o.iters : BENCH_DIST_ITERS_DEFAULT;
+        dc.warmup = o.warmup;
+        dc.check = o.check;
+        dc.format = o.format;
+        dc.full = o.full;
+        dc.out = b.out;
+        dc.peak_gbps = b.have_dev ? b.dev.peak_gbps : 0;
+        dc.rows_printed = &b.rows_printed;
+        dc.wrong_rows = &b.wrong_rows;
+        r = bench_dist_open(&dc, &b.dist);
+        if (r != GR_SUCCESS)
+            bench_die(rank, r, "setting up the distributed rows");
+    }
     print_header(&b, ctx, sizes, nsizes, sel);
 
     for (int si = 0; si < nsizes; ++si)
@@ -1123,9 +1188,17 @@ int cli_bench_main(int argc, char **argv)
 #endif
             int all_ok = ok;
             MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-            if (all_ok)
+            if (all_ok) {
                 run_group(&b, &g, sel, &h);
-            else
+                if (b.dist)
+                    bench_dist_group(b.dist, &g, be == GR_BACKEND_CPU ? cpu.buf : NULL,
+#ifdef GR_WITH_CUDA
+                                     cuda
+#else
+                                     NULL
+#endif
+                    );
+            } else
                 print_skip(&b, n, t, ok ? "another rank could not allocate it" : why);
             if (be == GR_BACKEND_CPU) {
                 free(cpu.buf);
@@ -1143,6 +1216,8 @@ int cli_bench_main(int argc, char **argv)
         if (o.format == CLI_FMT_JSON) {
             fprintf(f, "\n  ],\n  \"wrong_rows\": %lld\n}\n", b.wrong_rows);
         } else {
+            if (b.dist)
+                bench_dist_summary(b.dist);
             if (b.wrong_rows)
                 fprintf(f, "# WRONG: %lld row(s) failed their exact gates and were not timed\n", b.wrong_rows);
             else if (o.check > 0)
@@ -1155,6 +1230,7 @@ int cli_bench_main(int argc, char **argv)
         }
         fflush(f);
     }
+    bench_dist_close(b.dist);
 #ifdef GR_WITH_CUDA
     bench_cuda_close(cuda);
 #endif

@@ -13,6 +13,7 @@
 #ifdef GR_WITH_CUDA
 
 #include "bench.h"
+#include "bench_dist.h" /* bench_cuda_input */
 #include "gr_bench_kernels.h"
 #include "gr_cuda_check.h"
 #include "gr_exact_kernels.h"
@@ -621,6 +622,10 @@ int bench_cuda_run_ladder(void *env, int rung, int buf, bench_result_t *res, dou
     }
     return 0;
 }
+
+/* ---- for the distributed rows (bench_dist.c) ---------------------------------- */
+
+void *bench_cuda_input(bench_cuda_t *c, int k) { return k >= 0 && k < c->g.nbuf ? c->in[k] : NULL; }
 
 #else
 /* ISO C wants at least one declaration per file */

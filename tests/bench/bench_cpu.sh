@@ -21,8 +21,12 @@ for np in 1 2; do
     expect_out "^# checks: every row matched" "checks line (np $np)"
     CHECKS=$((CHECKS + 1))
     rows=$(table_rows_ok)
-    # sizes 2^10 2^12 2^14, rows cpu and loop
-    [ "$rows" = 6 ] || fail "np $np: expected 6 data rows with #wrong 0, got '$rows'"
+    # sizes 2^10 2^12 2^14, rows cpu and loop, and with np > 1 the distributed row gr (in `all`)
+    want=$((np > 1 ? 9 : 6))
+    [ "$rows" = $want ] || fail "np $np: expected $want data rows with #wrong 0, got '$rows'"
+    CHECKS=$((CHECKS + 1))
+    n=$(grep -Ec "^ +[0-9]+ +[0-9]+ +f32 +gr +host +[0-9.]+ " "$TMP/out")
+    [ "$n" = $((np > 1 ? 3 : 0)) ] || fail "np $np: $n timed gr rows (in all only when np > 1)"
     for v in cpu loop; do
         for n in 1024 4096 16384; do
             CHECKS=$((CHECKS + 1))
@@ -52,11 +56,17 @@ run 2 bench --backend cpu --min 2^10 --max 2^11 --factor 2 --format csv
 expect_rc 0 "csv"
 CHECKS=$((CHECKS + 1))
 hdr=$(grep -v '^#' "$TMP/out" | head -1)
-[ "$hdr" = "size_bytes,count,dtype,variant,mem,time_us,gbps,pct_copy,pct_peak,x_cub,wrong,note" ] ||
+# (np 2: `all` has the distributed row gr, which adds its columns after note)
+[ "$hdr" = "size_bytes,count,dtype,variant,mem,time_us,gbps,pct_copy,pct_peak,x_cub,wrong,note,np,rank_min_us,rank_avg_us,rank_max_us,x_mpi,x_nccl" ] ||
     fail "csv header: '$hdr'"
 CHECKS=$((CHECKS + 1))
 n=$(grep -v '^#' "$TMP/out" | tail -n +2 | awk -F, '$11 == "0" && $6 + 0 > 0' | wc -l)
-[ "$n" = 4 ] || fail "csv: expected 4 rows with wrong 0 and a time, got $n"
+[ "$n" = 6 ] || fail "csv: expected 6 rows (cpu, loop, gr x 2 sizes) with wrong 0 and a time, got $n"
+run 1 bench --backend cpu --min 2^10 --max 2^11 --factor 2 --format csv
+CHECKS=$((CHECKS + 1))
+hdr=$(grep -v '^#' "$TMP/out" | head -1)
+[ "$hdr" = "size_bytes,count,dtype,variant,mem,time_us,gbps,pct_copy,pct_peak,x_cub,wrong,note" ] ||
+    fail "csv header, np 1 (no distributed row): '$hdr'"
 
 # JSON: parses, placement of both ranks, rows with wrong 0
 run 2 bench --backend cpu --min 2^10 --max 2^10 --format json --full
@@ -64,7 +74,7 @@ expect_rc 0 "json"
 CHECKS=$((CHECKS + 1))
 got=$(json_get "len(d['placement']), len(d['rows']), sum(r['wrong'] for r in d['rows']), d['wrong_rows'], \
 all(r['time_us']['median'] > 0 for r in d['rows'])" 2>&1)
-[ "$got" = "2 2 0 0 True" ] || fail "json: placement, rows, wrong: $got"
+[ "$got" = "2 3 0 0 True" ] || fail "json: placement, rows (cpu, loop, gr), wrong: $got"
 
 # --check 0: no gate, '-' for #wrong
 run 1 bench --backend cpu --min 2^10 --max 2^10 --check 0

@@ -22,7 +22,9 @@ expect_rows() { # expect_rows N DESCRIPTION: N csv rows, each with wrong 0 and a
     [ "$n" = "$1" ] && [ -z "$bad" ] || fail "$2: $n rows (want $1); rows not right: $bad"
 }
 
-rows_per_group=$($GPUREDUCE bench --help | awk '/^rows/ {on = 1; next} on && /^  [a-z0-9-]+ +cuda / {n++} END {print n}')
+# the local rows of --help (`all` has the distributed rows only when np > 1; bench_dist_gpu.sh checks those)
+rows_per_group=$($GPUREDUCE bench --help | awk '/^rows/ {on = 1; next} /^distributed rows/ {on = 0}
+    on && /^  [a-z0-9-]+ +cuda / {n++} END {print n}')
 run 1 bench --backend cuda --variants all --dtype all --min 1001 --max 1000003 --factor 999 --iters 3 \
     --warmup 1 --check 2 --format csv
 expect_rc 0 "cuda bench, every row and dtype"
