@@ -1001,7 +1001,9 @@ static void bench_usage(FILE *f)
 #endif
     fprintf(f, "\nSIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40). Sizes run min, min x F, ... and max.\n"
                "Columns: size(B) count dtype variant mem time(us) [min max p99 with --full] GB/s %%copy %%peak "
-               "xCUB #wrong note.\nExit status: 0, 1 when any row was wrong or a run failed, 2 for bad options.\n"
+               "xCUB #wrong note;\n"
+               "distributed rows add rk-min rk-avg rk-max (over ranks, each rank's median) x-mpi x-nccl (baseline time / "
+               "row time).\nExit status: 0, 1 when any row was wrong or a run failed, 2 for bad options.\n"
                "\nexample: gpureduce bench --min 2^20 --max 2^30 --factor 16 --dtype all --variants all\n");
 }
 
