@@ -706,7 +706,7 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
         return;
     for (int k = 0; k < nrows; ++k) {
         rows[k].rk[0] = rk_min[k];
-        rows[k].rk[1] = rk_sum[k] / d->np;
+        rows[k].rk[1] = fmin(fmax(rk_sum[k] / d->np, rk_min[k]), rk_max[k]); /* no rounding past the ends */
         rows[k].rk[2] = rk_max[k];
         if (rows[k].wrong)
             (*d->cfg.wrong_rows)++;
