@@ -2,7 +2,10 @@
 # through MPI_Abort (runtime), on every rank count, with no hang.
 . "$(dirname "$0")/lib.sh"
 
-for np in 1 2; do
+# Every case as a singleton; the cases marked (np 2) again under mpirun -np 2,
+# where all ranks must agree on the exit status.
+check_usage_errors() {
+    local np=$1
     run $np --frobnicate
     expect_rc 2 "unknown option (np $np)"; expect_err "unknown option '--frobnicate'" "unknown option text"
     expect_err "Try 'gpureduce --help'" "usage hint"; expect_no_result "unknown option"
@@ -56,6 +59,21 @@ for np in 1 2; do
     expect_rc 2 "exact f32 powsum:3"
     run $np --root 5
     expect_rc 2 "root out of range"; expect_err "only $np rank" "root text"
+}
+check_usage_errors 1
+
+for np in 2; do
+    run $np --frobnicate
+    expect_rc 2 "unknown option (np $np)"; expect_err "unknown option '--frobnicate'" "unknown option text"
+    expect_no_result "unknown option (np $np)"
+    run $np --n 12Q
+    expect_rc 2 "bad size suffix (np $np)"
+    run $np --op powsum:0
+    expect_rc 2 "powsum:0 (np $np)"
+    run $np --dtype f64 --op sumsq --mode exact
+    expect_rc 2 "exact f64 sumsq (np $np)"
+    run $np --root 5
+    expect_rc 2 "root out of range (np $np)"; expect_err "only $np rank" "root text (np $np)"
 done
 
 # messages come once, from rank 0, not once per rank
