@@ -2,21 +2,30 @@
  * gr_grid.cuh - grid layer: the single-pass, deterministic reduce kernel.
  *
  * One launch reduces any n. Each block reduces its grid-stride share
- * (gr_thread_accumulate, then gr_block_reduce) and thread 0 writes the block
- * partial to scratch[blockIdx.x]. It then makes that store visible device-wide
- * (__threadfence) and takes a ticket (atomicAdd). The block that draws the
- * last ticket knows every other partial is visible; it folds
- * scratch[0..gridDim.x) in a fixed order (thread t takes t, t+BLOCK, ... in
- * index order, then a block reduction), so the result depends on the launch
- * shape but never on block scheduling: no floating-point atomics anywhere.
+ * (gr_thread_accumulate with the per-thread accumulator of gr_thread_op,
+ * widened, then gr_block_reduce) and thread 0 writes the block partial to
+ * scratch[blockIdx.x] and takes a ticket with one acq_rel fetch_add: the
+ * release publishes the partial, and the acquire of the block that draws the
+ * last ticket sees every other block's partial (the RMWs on the ticket form
+ * one release sequence); its __syncthreads passes that on to the block's
+ * other threads, which read the partials with L1-bypassing loads. The last
+ * block folds scratch[0..gridDim.x) in a fixed order: thread t takes t,
+ * t+W, t+2W, ... in index order (W = 32 when there are at most
+ * 32 x GR_FOLD_BATCH partials and warp 0 folds alone, with no block barrier;
+ * else W = BLOCK), loading GR_FOLD_BATCH partials before combining any, then
+ * a warp or block reduction. So the result depends on the launch shape but
+ * never on block scheduling: no floating-point atomics anywhere.
  *
  * Launch assumptions: blockDim.x == BLOCK; gridDim.x >= 1 and no larger than
  * the scratch array; *ticket == 0 at launch; launches sharing scratch and
- * ticket are ordered (same stream).
- * Result: thread 0 of the last block writes the whole gr_local_t to *result
- * (mapped pinned host memory: the host reads it after a stream or event
- * sync, with no copy call), with count = n, and resets *ticket to 0 so the
- * next launch starts clean.
+ * ticket are ordered (same stream). NARROW: the launcher has checked that
+ * n / (grid x BLOCK) < 2^31 (gr_ops.cuh, per-thread accumulators).
+ * Result: thread 0 of the last block resets *ticket to 0 for the next
+ * launch, then writes the whole gr_local_t to *result (mapped pinned host
+ * memory) with count = n and reserved = seq, one relaxed system-scope store
+ * per field (gr_store_local), with no trailing fence: a host that polls
+ * checks every field (gr_cuda_reduce_wait); one that syncs on the stream or
+ * an event sees the whole result once the kernel has completed.
  */
 #ifndef GR_GRID_CUH
 #define GR_GRID_CUH
@@ -26,12 +35,48 @@
 #include "gr_block.cuh"
 #include "gr_thread.cuh"
 
-template <int BLOCK, typename T, typename Op>
-__global__ void __launch_bounds__(BLOCK)
-    gr_reduce_kernel(const void *in_, uint64_t n, int power, void *scratch_, unsigned int *ticket, gr_local_t *result)
+/* The ticket: fetch_add with acq_rel semantics at device scope. */
+__device__ __forceinline__ unsigned int gr_ticket_take(unsigned int *ticket)
+{
+    unsigned int prev;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(prev) : "l"(ticket) : "memory");
+    return prev;
+}
+
+/* Partials the last block loads per thread before combining them: 8 for
+ * 8-byte accumulators, 2 for the 24-byte integer one (registers). */
+template <typename acc_t>
+struct gr_fold_batch {
+    enum { value = sizeof(acc_t) <= 8 ? 8 : 2 };
+};
+
+/* b combined with p[i], p[i+W], ... (i < count) in index order, batches of B. */
+template <int W, int B, typename Op>
+__device__ __forceinline__ typename Op::acc_t gr_fold_partials(const Op &op, const typename Op::acc_t *p,
+                                                               unsigned int i, unsigned int count)
 {
     typedef typename Op::acc_t acc_t;
+    acc_t b = op.identity();
+    for (; i < count; i += (unsigned int)(W * B)) {
+        acc_t x[B];
+#pragma unroll
+        for (int u = 0; u < B; ++u)
+            x[u] = i + (unsigned int)(u * W) < count ? gr_load_cg(p + i + u * W) : op.identity();
+#pragma unroll
+        for (int u = 0; u < B; ++u)
+            b = op.combine(b, x[u]);
+    }
+    return b;
+}
+
+template <int BLOCK, typename T, typename Op, int NARROW>
+__global__ void __launch_bounds__(BLOCK) gr_reduce_kernel(const void *in_, uint64_t n, int power, void *scratch_,
+                                                          unsigned int *ticket, gr_local_t *result, unsigned int seq)
+{
+    typedef typename Op::acc_t acc_t;
+    typedef gr_thread_op<T, Op> tops;
     static_assert(sizeof(acc_t) <= 32, "accumulator larger than GR_CUDA_SCRATCH_BYTES_PER_BLOCK");
+    const int FOLD = gr_fold_batch<acc_t>::value;
     const Op op = {power};
     const T *in = (const T *)in_;
     acc_t *scratch = (acc_t *)scratch_;
@@ -39,66 +84,84 @@ __global__ void __launch_bounds__(BLOCK)
 
     const uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
     const uint64_t nthreads = (uint64_t)gridDim.x * BLOCK;
-    acc_t a = gr_thread_accumulate<T>(op, in, n, t, nthreads);
+    acc_t a;
+    if constexpr (NARROW && tops::narrow)
+        a = tops::widen(op, gr_thread_accumulate<T>(tops::make(op), in, n, t, nthreads));
+    else
+        a = gr_thread_accumulate<T>(op, in, n, t, nthreads);
     a = gr_block_reduce<BLOCK>(op, a);
 
     if (threadIdx.x == 0) {
         scratch[blockIdx.x] = a;
-        __threadfence(); /* partial visible device-wide before the ticket */
-        unsigned int prev = atomicAdd(ticket, 1u);
-        am_last = prev == gridDim.x - 1u;
+        am_last = gr_ticket_take(ticket) == gridDim.x - 1u;
     }
     __syncthreads(); /* also separates the two gr_block_reduce calls */
     if (!am_last)
         return;
-    __threadfence(); /* order the ticket before the reads of other partials */
 
-    acc_t b = op.identity();
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
-        b = op.combine(b, gr_load_cg(scratch + i));
-    b = gr_block_reduce<BLOCK>(op, b);
+    acc_t b;
+    if (gridDim.x <= 32u * FOLD) {
+        if (threadIdx.x >= 32)
+            return;
+        b = gr_fold_partials<32, FOLD>(op, scratch, threadIdx.x, gridDim.x);
+        b = gr_warp_reduce(op, b);
+    } else {
+        b = gr_fold_partials<BLOCK, FOLD>(op, scratch, threadIdx.x, gridDim.x);
+        b = gr_block_reduce<BLOCK>(op, b);
+    }
     if (threadIdx.x == 0) {
-        op.store(b, n, result);
         *ticket = 0u;
-        __threadfence_system();
+        op.store(b, n, seq, result);
     }
 }
 
-/* The kernel instance for (T, Op, block), or NULL for a block size not built. */
-template <typename T, typename Op>
-static const void *gr_reduce_kernel_for_block(int block)
+/* The kernel instance for (T, Op, block), or NULL for a block size not built.
+ * narrow: take the per-thread accumulator of gr_thread_op where it has one
+ * (the caller has checked its bound); ops without one have one instance. */
+template <typename T, typename Op, int NARROW>
+static const void *gr_reduce_kernel_for_block_n(int block)
 {
     switch (block) {
     case 128:
-        return (const void *)gr_reduce_kernel<128, T, Op>;
+        return (const void *)gr_reduce_kernel<128, T, Op, NARROW>;
     case 256:
-        return (const void *)gr_reduce_kernel<256, T, Op>;
+        return (const void *)gr_reduce_kernel<256, T, Op, NARROW>;
     case 512:
-        return (const void *)gr_reduce_kernel<512, T, Op>;
+        return (const void *)gr_reduce_kernel<512, T, Op, NARROW>;
     case 1024:
-        return (const void *)gr_reduce_kernel<1024, T, Op>;
+        return (const void *)gr_reduce_kernel<1024, T, Op, NARROW>;
     default:
         return 0;
     }
 }
 
+template <typename T, typename Op>
+static const void *gr_reduce_kernel_for_block(int block, int narrow)
+{
+    if constexpr (gr_thread_op<T, Op>::narrow) {
+        if (narrow)
+            return gr_reduce_kernel_for_block_n<T, Op, 1>(block);
+    }
+    return gr_reduce_kernel_for_block_n<T, Op, 0>(block);
+}
+
 /* Floating element types: every op. */
 template <typename T>
-static const void *gr_reduce_kernel_float(int op, int block)
+static const void *gr_reduce_kernel_float(int op, int block, int narrow)
 {
     switch (op) {
     case GR_C_SUM:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_SUM> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_SUM> >(block, narrow);
     case GR_C_ABSSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_ABSSUM> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_ABSSUM> >(block, narrow);
     case GR_C_SUMSQ:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_SUMSQ> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_SUMSQ> >(block, narrow);
     case GR_C_POWSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_POWSUM> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_POWSUM> >(block, narrow);
     case GR_C_MIN:
-        return gr_reduce_kernel_for_block<T, gr_op_fminmax<0> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_fminmax<0> >(block, narrow);
     case GR_C_MAX:
-        return gr_reduce_kernel_for_block<T, gr_op_fminmax<1> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_fminmax<1> >(block, narrow);
     default:
         return 0;
     }
@@ -106,21 +169,21 @@ static const void *gr_reduce_kernel_float(int op, int block)
 
 /* Integer element types: every op. */
 template <typename T>
-static const void *gr_reduce_kernel_int(int op, int block)
+static const void *gr_reduce_kernel_int(int op, int block, int narrow)
 {
     switch (op) {
     case GR_C_SUM:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_SUM> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_SUM> >(block, narrow);
     case GR_C_ABSSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_ABSSUM> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_ABSSUM> >(block, narrow);
     case GR_C_SUMSQ:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_SUMSQ> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_SUMSQ> >(block, narrow);
     case GR_C_POWSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_POWSUM> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_POWSUM> >(block, narrow);
     case GR_C_MIN:
-        return gr_reduce_kernel_for_block<T, gr_op_iminmax<0> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_iminmax<0> >(block, narrow);
     case GR_C_MAX:
-        return gr_reduce_kernel_for_block<T, gr_op_iminmax<1> >(block);
+        return gr_reduce_kernel_for_block<T, gr_op_iminmax<1> >(block, narrow);
     default:
         return 0;
     }

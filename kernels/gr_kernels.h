@@ -35,8 +35,14 @@ extern "C" {
  * scratch: device memory of grid * GR_CUDA_SCRATCH_BYTES_PER_BLOCK bytes.
  * ticket:  device counter, 0 before the first launch; the kernel leaves it 0.
  * result:  device view of mapped pinned host memory (cudaHostAllocMapped);
- *          the last block writes the whole gr_local_t there, count = n.
+ *          the last block writes the whole gr_local_t there, count = n and
+ *          reserved = seq, one single-copy-atomic store per field, unordered
+ *          (see gr_cuda_reduce_wait).
+ * seq:     the launch's sequence number, 1..GR_CUDA_SEQ_MAX (0 when nobody
+ *          polls); a caller that polls gives each launch on a slot a new one.
  * Launches on one (scratch, ticket) pair must be ordered (one stream).
+ * i32 sum/abssum and i64 sum run with narrower per-thread accumulators when
+ * n / (grid x block) < 2^31 (kernels/gr_ops.cuh says why that is safe).
  */
 typedef struct gr_cuda_reduce_launch {
     const void *in;
@@ -49,10 +55,41 @@ typedef struct gr_cuda_reduce_launch {
     void *scratch;
     unsigned int *ticket;
     gr_local_t *result;
+    unsigned int seq;
     cudaStream_t stream;
 } gr_cuda_reduce_launch_t;
 
 cudaError_t gr_cuda_launch_reduce(const gr_cuda_reduce_launch_t *l);
+
+/* Largest sequence number: the poison of `reserved` (-1) is never one. */
+#define GR_CUDA_SEQ_MAX 0x7FFFFFFFu
+
+/*
+ * Write the poison into every field of a result slot (host view), before the
+ * launch that will fill it: NaN with a signalling payload (no addition
+ * produces one), 0xDEADBEEF..., INT64_MIN, UINT64_MAX, -1, -1.
+ */
+void gr_cuda_result_poison(gr_local_t *slot);
+
+/*
+ * Wait for the launch with sequence number seq to fill `slot` (host view)
+ * and copy the result to *out. First poll: the result is taken as soon as
+ * slot->reserved == seq and no field still holds its poison (each field is
+ * written once by one single-copy-atomic store, so a field that differs from
+ * its poison holds this launch's value). A result whose true value equals a
+ * poison (a NaN input of that exact payload, say) never passes the poll; it
+ * is read after the fallback. Fallback after spin_ns nanoseconds (0: at
+ * once): cudaEventSynchronize(ev), or cudaStreamSynchronize(stream) when ev
+ * is NULL, then the slot is read as it is. After a successful poll,
+ * cudaStreamQuery reports any error the stream has already met. Returns that
+ * status; the caller checks out->count and out->reserved (== seq).
+ */
+cudaError_t gr_cuda_reduce_wait(gr_local_t *slot, unsigned int seq, cudaStream_t stream, cudaEvent_t ev,
+                                uint64_t spin_ns, gr_local_t *out);
+
+/* How long a host should poll for a launch over `bytes` before it sleeps in a
+ * sync: 20 us + 1 ns per 2000 bytes (a read at 2 TB/s), at most 5 ms. */
+uint64_t gr_cuda_reduce_spin_ns(uint64_t bytes);
 
 /* 1 when the reduce kernel is instantiated for this block size (128, 256, 512, 1024). */
 int gr_cuda_reduce_block_supported(int block);
@@ -61,9 +98,11 @@ int gr_cuda_reduce_block_supported(int block);
 cudaError_t gr_cuda_reduce_occupancy(int dtype, int op, int block, int *blocks_per_sm);
 
 /*
- * Grid for n elements: enough blocks that each thread gets at least one
- * 16-byte vector, at most max_grid (the resident-block count), at least 1.
+ * Grid for n elements: the resident-block count max_grid, or fewer blocks for
+ * small n, so that each thread has a whole round of GR_CUDA_VECS_PER_THREAD
+ * 16-byte vectors (fewer partials for the last block to fold); at least 1.
  */
+#define GR_CUDA_VECS_PER_THREAD 8
 int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_grid);
 
 /*

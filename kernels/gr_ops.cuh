@@ -67,16 +67,33 @@ __device__ __forceinline__ gr_acc_i128_t gr_load_cg(const gr_acc_i128_t *p)
     return r;
 }
 
-/* The final gr_local_t, written field by field (it lives in host memory). */
-__device__ __forceinline__ void gr_store_local(gr_local_t *r, double f, uint64_t lo, int64_t hi, uint64_t n,
-                                               int32_t ovf)
+/*
+ * The final gr_local_t, written field by field into mapped host memory with
+ * relaxed system-scope stores: each field is one single-copy-atomic store,
+ * so a host that polls sees a field either still holding the poison it wrote
+ * before the launch or holding this launch's value, never a torn mix. No
+ * fence orders the fields: the host accepts the result only when every field
+ * differs from its poison and `reserved` holds the launch's sequence number
+ * (gr_cuda_reduce_wait), or after the kernel has completed.
+ */
+__device__ __forceinline__ void gr_st_sys(uint64_t *p, uint64_t v)
 {
-    r->f = f;
-    r->lo = lo;
-    r->hi = hi;
-    r->count = n;
-    r->overflow = ovf;
-    r->reserved = 0;
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void gr_st_sys(int32_t *p, int32_t v)
+{
+    asm volatile("st.relaxed.sys.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void gr_store_local(gr_local_t *r, double f, uint64_t lo, int64_t hi, uint64_t n,
+                                               int32_t ovf, uint32_t seq)
+{
+    gr_st_sys((uint64_t *)&r->f, (uint64_t)__double_as_longlong(f));
+    gr_st_sys(&r->lo, lo);
+    gr_st_sys((uint64_t *)&r->hi, (uint64_t)hi);
+    gr_st_sys(&r->count, n);
+    gr_st_sys(&r->overflow, ovf);
+    gr_st_sys(&r->reserved, (int32_t)seq);
 }
 
 /* ---- floating sum-like ------------------------------------------------- */
@@ -93,9 +110,9 @@ struct gr_op_fsum {
         a = __dadd_rn(a, gr_term_f(OP, power, (double)x));
     }
     __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const { return __dadd_rn(a, b); }
-    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, uint32_t seq, gr_local_t *r) const
     {
-        gr_store_local(r, a, 0, 0, n, 0);
+        gr_store_local(r, a, 0, 0, n, 0, seq);
     }
 };
 
@@ -122,9 +139,9 @@ struct gr_op_fminmax {
     {
         a = combine(a, (double)x);
     }
-    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, uint32_t seq, gr_local_t *r) const
     {
-        gr_store_local(r, a, 0, 0, n, 0);
+        gr_store_local(r, a, 0, 0, n, 0, seq);
     }
 };
 
@@ -154,9 +171,9 @@ struct gr_op_isum {
         a.ovf |= b.ovf;
         return a;
     }
-    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, uint32_t seq, gr_local_t *r) const
     {
-        gr_store_local(r, 0.0, a.lo, a.hi, n, a.ovf);
+        gr_store_local(r, 0.0, a.lo, a.hi, n, a.ovf, seq);
     }
 };
 
@@ -177,9 +194,100 @@ struct gr_op_iminmax {
     {
         a = combine(a, (acc_t)x);
     }
-    __device__ __forceinline__ void store(acc_t a, uint64_t n, gr_local_t *r) const
+    __device__ __forceinline__ void store(acc_t a, uint64_t n, uint32_t seq, gr_local_t *r) const
     {
-        gr_store_local(r, 0.0, (uint64_t)a, 0, n, 0);
+        gr_store_local(r, 0.0, (uint64_t)a, 0, n, 0, seq);
+    }
+};
+
+/* ---- per-thread accumulators ------------------------------------------------
+ *
+ * A thread folds its share with gr_thread_op<T, Op>::type and the block layer
+ * widens the result to Op::acc_t. By default that is Op itself. For integer
+ * sums whose terms are at most 2^31 in magnitude (i32 sum and abssum) a
+ * thread accumulates in int64; for i64 sum it sums the high and low 32-bit
+ * halves of each element in two 64-bit words. Neither can overflow while a
+ * thread folds fewer than 2^32 elements (2^32 x 2^31 = 2^63, and int64 holds
+ * -2^63; the low halves stay below 2^32 x 2^32 = 2^64 unsigned): the launcher
+ * uses these only when n / (grid x block) < 2^31 (gr_thread_accumulate gives
+ * a thread at most n / threads + 6 elements), else the 128-bit Op throughout.
+ * Integer sums are exact, so the result is the same bits either way.
+ */
+template <int OP>
+struct gr_op_i32acc64 {
+    typedef long long acc_t;
+    __device__ __forceinline__ acc_t identity() const { return 0; }
+    __device__ __forceinline__ void add(acc_t &a, int32_t x) const
+    {
+        /* abssum: |INT32_MIN| = 2^31 fits in int64 */
+        a += OP == GR_C_ABSSUM && x < 0 ? -(long long)x : (long long)x;
+    }
+};
+
+typedef struct gr_acc_halves {
+    unsigned long long lo; /* sum of the low 32 bits of each element, unsigned */
+    long long hi;          /* sum of the high 32 bits of each element, signed */
+} gr_acc_halves_t;
+
+struct gr_op_i64halves {
+    typedef gr_acc_halves_t acc_t;
+    __device__ __forceinline__ acc_t identity() const
+    {
+        acc_t a;
+        a.lo = 0;
+        a.hi = 0;
+        return a;
+    }
+    __device__ __forceinline__ void add(acc_t &a, int64_t x) const
+    {
+        a.lo += (unsigned long long)(uint32_t)x;
+        a.hi += (long long)(int32_t)(x >> 32);
+    }
+};
+
+template <typename T, typename Op>
+struct gr_thread_op {
+    enum { narrow = 0 };
+    typedef Op type;
+    __device__ __forceinline__ static type make(const Op &op) { return op; }
+    __device__ __forceinline__ static typename Op::acc_t widen(const Op &, typename Op::acc_t a) { return a; }
+};
+
+template <int OP>
+struct gr_thread_op_i32 {
+    enum { narrow = 1 };
+    typedef gr_op_i32acc64<OP> type;
+    __device__ __forceinline__ static type make(const gr_op_isum<OP> &) { return type(); }
+    __device__ __forceinline__ static gr_acc_i128_t widen(const gr_op_isum<OP> &, long long a)
+    {
+        gr_acc_i128_t w;
+        w.lo = (uint64_t)a;
+        w.hi = a < 0 ? -1 : 0;
+        w.ovf = 0;
+        return w;
+    }
+};
+template <>
+struct gr_thread_op<int32_t, gr_op_isum<GR_C_SUM> > : gr_thread_op_i32<GR_C_SUM> {
+};
+template <>
+struct gr_thread_op<int32_t, gr_op_isum<GR_C_ABSSUM> > : gr_thread_op_i32<GR_C_ABSSUM> {
+};
+
+template <>
+struct gr_thread_op<int64_t, gr_op_isum<GR_C_SUM> > {
+    enum { narrow = 1 };
+    typedef gr_op_i64halves type;
+    __device__ __forceinline__ static type make(const gr_op_isum<GR_C_SUM> &) { return type(); }
+    /* value = hi x 2^32 + lo, exactly, in 128 bits */
+    __device__ __forceinline__ static gr_acc_i128_t widen(const gr_op_isum<GR_C_SUM> &, gr_acc_halves_t a)
+    {
+        gr_acc_i128_t w;
+        w.lo = (uint64_t)a.hi << 32;
+        w.hi = a.hi >> 32; /* arithmetic: the sign of hi extends into the high word */
+        w.ovf = 0;
+        gr_acc128_add128(&w.lo, &w.hi, a.lo, 0);
+        return w;
     }
 };
 

@@ -5,7 +5,7 @@
  * A shard starts wherever its rank's range starts, so `in` is in general not
  * 16-byte aligned. The range is cut into
  *   head: the 0..VEC-1 elements before the first 16-byte boundary (scalar),
- *   body: whole 16-byte vectors, grid-stride, 4 vectors in flight per thread,
+ *   body: whole 16-byte vectors, grid-stride, 8 vectors in flight per thread,
  *   tail: the 0..VEC-1 elements after the last whole vector (scalar).
  * A pointer not even aligned to its element size (never produced by
  * cudaMalloc plus an element offset) is read all-scalar. Indices are 64-bit
@@ -70,10 +70,49 @@ __device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, 
     op.add(a, (int64_t)v.y);
 }
 
+/* Vectors each thread has in flight in the body: all GR_THREAD_UNROLL loads
+ * are issued before the first is used. */
+#define GR_THREAD_UNROLL 8
+
+/*
+ * The body over vectors v[0..nvec) for thread t of nthreads, index type I
+ * (uint32_t when every index the loop forms fits, else uint64_t; the order is
+ * the same either way). Whole rounds of GR_THREAD_UNROLL vectors first; the
+ * thread's last 0..GR_THREAD_UNROLL-1 vectors as one predicated batch, so a
+ * short remainder also costs one round trip, not one per vector.
+ */
+template <typename I, typename Op, typename V>
+__device__ __forceinline__ void gr_thread_body(const Op &op, typename Op::acc_t &acc, const V *__restrict__ v, I nvec,
+                                               I t, I nthreads)
+{
+    const int U = GR_THREAD_UNROLL;
+    I i = t;
+    for (; i + (I)(U - 1) * nthreads < nvec; i += (I)U * nthreads) {
+        V x[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            x[u] = __ldg(v + (i + (I)u * nthreads));
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            gr_add_vec(op, acc, x[u]);
+    }
+    V x[U - 1];
+#pragma unroll
+    for (int u = 0; u < U - 1; ++u)
+        if (i + (I)u * nthreads < nvec)
+            x[u] = __ldg(v + (i + (I)u * nthreads));
+#pragma unroll
+    for (int u = 0; u < U - 1; ++u)
+        if (i + (I)u * nthreads < nvec)
+            gr_add_vec(op, acc, x[u]);
+}
+
 /*
  * Fold elements in[i] owned by thread t of nthreads into a fresh accumulator
  * and return it. Any launch shape works; every thread returns a valid
- * accumulator (the identity when it owns nothing).
+ * accumulator (the identity when it owns nothing). A thread folds at most
+ * n / nthreads + 6 elements (one head and one tail element, and a partial
+ * last vector's worth of rounding).
  */
 template <typename T, typename Op>
 __device__ __forceinline__ typename Op::acc_t gr_thread_accumulate(const Op &op, const T *__restrict__ in, uint64_t n,
@@ -99,21 +138,12 @@ __device__ __forceinline__ typename Op::acc_t gr_thread_accumulate(const Op &op,
         op.add(acc, in[i]);
 
     const vec_t *__restrict__ v = (const vec_t *)(in + head);
-    uint64_t i = t;
-    /* Four independent loads before any use: enough bytes in flight per SM
-     * to cover HBM latency at full occupancy. */
-    for (; i + 3 * nthreads < nvec; i += 4 * nthreads) {
-        vec_t a = __ldg(v + i);
-        vec_t b = __ldg(v + i + nthreads);
-        vec_t c = __ldg(v + i + 2 * nthreads);
-        vec_t d = __ldg(v + i + 3 * nthreads);
-        gr_add_vec(op, acc, a);
-        gr_add_vec(op, acc, b);
-        gr_add_vec(op, acc, c);
-        gr_add_vec(op, acc, d);
-    }
-    for (; i < nvec; i += nthreads)
-        gr_add_vec(op, acc, __ldg(v + i));
+    /* 32-bit index arithmetic when no index the body forms (< nvec + U x
+     * nthreads) can reach 2^32: fewer instructions per load address */
+    if (nvec + (uint64_t)GR_THREAD_UNROLL * nthreads < ((uint64_t)1 << 32))
+        gr_thread_body<uint32_t>(op, acc, v, (uint32_t)nvec, (uint32_t)t, (uint32_t)nthreads);
+    else
+        gr_thread_body<uint64_t>(op, acc, v, nvec, t, nthreads);
 
     for (uint64_t j = tail + t; j < n; j += nthreads)
         op.add(acc, in[j]);

@@ -7,22 +7,26 @@
  */
 #include "gr_kernels.h"
 
-extern "C" const void *gr_cuda_reduce_kernel_f32(int op, int block);
-extern "C" const void *gr_cuda_reduce_kernel_f64(int op, int block);
-extern "C" const void *gr_cuda_reduce_kernel_i32(int op, int block);
-extern "C" const void *gr_cuda_reduce_kernel_i64(int op, int block);
+#include <string.h>
+#include <time.h>
 
-static const void *kernel_for(int dtype, int op, int block)
+extern "C" const void *gr_cuda_reduce_kernel_f32(int op, int block, int narrow);
+extern "C" const void *gr_cuda_reduce_kernel_f64(int op, int block, int narrow);
+extern "C" const void *gr_cuda_reduce_kernel_i32(int op, int block, int narrow);
+extern "C" const void *gr_cuda_reduce_kernel_i64(int op, int block, int narrow);
+
+/* narrow: per-thread accumulators of gr_thread_op allowed (bound checked by the caller) */
+static const void *kernel_for(int dtype, int op, int block, int narrow)
 {
     switch (dtype) {
     case GR_C_F32:
-        return gr_cuda_reduce_kernel_f32(op, block);
+        return gr_cuda_reduce_kernel_f32(op, block, narrow);
     case GR_C_F64:
-        return gr_cuda_reduce_kernel_f64(op, block);
+        return gr_cuda_reduce_kernel_f64(op, block, narrow);
     case GR_C_I32:
-        return gr_cuda_reduce_kernel_i32(op, block);
+        return gr_cuda_reduce_kernel_i32(op, block, narrow);
     case GR_C_I64:
-        return gr_cuda_reduce_kernel_i64(op, block);
+        return gr_cuda_reduce_kernel_i64(op, block, narrow);
     default:
         return 0;
     }
@@ -37,7 +41,8 @@ extern "C" int gr_cuda_reduce_block_supported(int block)
 
 extern "C" cudaError_t gr_cuda_reduce_occupancy(int dtype, int op, int block, int *blocks_per_sm)
 {
-    const void *k = kernel_for(dtype, op, block);
+    /* the instance launches use for any n below 2^31 x the grid's threads */
+    const void *k = kernel_for(dtype, op, block, 1);
     *blocks_per_sm = 0;
     if (!k)
         return cudaErrorInvalidValue;
@@ -46,8 +51,8 @@ extern "C" cudaError_t gr_cuda_reduce_occupancy(int dtype, int op, int block, in
 
 extern "C" int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_grid)
 {
-    /* one 16-byte vector per thread at least; more blocks would only idle */
-    uint64_t per_block = (uint64_t)block * (16u / elem_size(dtype));
+    /* a whole round of vectors per thread; more blocks would only add partials */
+    uint64_t per_block = (uint64_t)block * GR_CUDA_VECS_PER_THREAD * (16u / elem_size(dtype));
     uint64_t g = (n + per_block - 1) / per_block;
     if (g > (uint64_t)max_grid)
         g = (uint64_t)max_grid;
@@ -58,8 +63,14 @@ extern "C" int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_gri
 
 extern "C" cudaError_t gr_cuda_launch_reduce(const gr_cuda_reduce_launch_t *l)
 {
-    const void *k = kernel_for(l->dtype, l->op, l->block);
-    if (!k || l->grid < 1 || l->grid > GR_CUDA_GRID_MAX || !l->scratch || !l->ticket || !l->result)
+    if (!gr_cuda_reduce_block_supported(l->block) || l->grid < 1 || l->grid > GR_CUDA_GRID_MAX ||
+        l->seq > GR_CUDA_SEQ_MAX)
+        return cudaErrorInvalidValue;
+    /* per-thread accumulators of gr_thread_op: no thread may fold 2^32
+     * elements; a thread folds at most n / threads + 6 (gr_thread.cuh) */
+    const int narrow = l->n / ((uint64_t)l->grid * (uint64_t)l->block) < ((uint64_t)1 << 31);
+    const void *k = kernel_for(l->dtype, l->op, l->block, narrow);
+    if (!k || !l->scratch || !l->ticket || !l->result)
         return cudaErrorInvalidValue;
     const void *in = l->in;
     uint64_t n = l->n;
@@ -67,9 +78,85 @@ extern "C" cudaError_t gr_cuda_launch_reduce(const gr_cuda_reduce_launch_t *l)
     void *scratch = l->scratch;
     unsigned int *ticket = l->ticket;
     gr_local_t *result = l->result;
-    void *args[] = {(void *)&in, (void *)&n, (void *)&power, (void *)&scratch, (void *)&ticket, (void *)&result};
+    unsigned int seq = l->seq;
+    void *args[] = {(void *)&in,     (void *)&n,      (void *)&power, (void *)&scratch,
+                    (void *)&ticket, (void *)&result, (void *)&seq};
     cudaError_t e = cudaLaunchKernel(k, dim3((unsigned)l->grid), dim3((unsigned)l->block), args, 0, l->stream);
     if (e != cudaSuccess)
         return e;
     return cudaGetLastError();
+}
+
+/* ---- the host side of the result slot ---------------------------------------------- */
+
+#define GR_POISON_F_BITS 0x7FF4DEADBEEF0000ull /* a signalling NaN: additions only make quiet ones */
+#define GR_POISON_LO 0xDEADBEEFDEADBEEFull
+
+extern "C" void gr_cuda_result_poison(gr_local_t *slot)
+{
+    volatile gr_local_t *r = slot;
+    double f;
+    const unsigned long long bits = GR_POISON_F_BITS;
+    memcpy(&f, &bits, sizeof(f));
+    r->f = f;
+    r->lo = GR_POISON_LO;
+    r->hi = INT64_MIN; /* |sum| < 2^127 for n < 2^64: never a real high word */
+    r->count = UINT64_MAX;
+    r->overflow = -1;
+    r->reserved = -1;
+}
+
+/* One read of every field; 1 when none holds its poison and reserved == seq. */
+static int read_slot(const gr_local_t *slot, unsigned int seq, gr_local_t *out)
+{
+    out->reserved = __atomic_load_n(&slot->reserved, __ATOMIC_ACQUIRE);
+    uint64_t fbits = __atomic_load_n((const uint64_t *)&slot->f, __ATOMIC_RELAXED);
+    memcpy(&out->f, &fbits, sizeof(fbits));
+    out->lo = __atomic_load_n(&slot->lo, __ATOMIC_RELAXED);
+    out->hi = __atomic_load_n(&slot->hi, __ATOMIC_RELAXED);
+    out->count = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
+    out->overflow = __atomic_load_n(&slot->overflow, __ATOMIC_RELAXED);
+    return out->reserved == (int32_t)seq && fbits != GR_POISON_F_BITS && out->lo != GR_POISON_LO &&
+           out->hi != INT64_MIN && out->count != UINT64_MAX && out->overflow != -1;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+extern "C" cudaError_t gr_cuda_reduce_wait(gr_local_t *slot, unsigned int seq, cudaStream_t stream, cudaEvent_t ev,
+                                           uint64_t spin_ns, gr_local_t *out)
+{
+    if (spin_ns > 0 && seq > 0) {
+        const uint64_t t0 = now_ns();
+        for (unsigned int k = 1;; ++k) {
+            if (read_slot(slot, seq, out)) {
+                /* the result is whole; report an error the stream has met */
+                cudaError_t e = cudaStreamQuery(stream);
+                if (e == cudaErrorNotReady) { /* the kernel is still retiring: not an error */
+                    if (cudaPeekAtLastError() == cudaErrorNotReady)
+                        (void)cudaGetLastError();
+                    e = cudaSuccess;
+                }
+                return e;
+            }
+            if ((k & 63u) == 0 && now_ns() - t0 > spin_ns)
+                break;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+    }
+    cudaError_t e = ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(stream);
+    (void)read_slot(slot, seq, out);
+    return e;
+}
+
+extern "C" uint64_t gr_cuda_reduce_spin_ns(uint64_t bytes)
+{
+    uint64_t ns = 20000u + bytes / 2000u;
+    return ns < 5000000u ? ns : 5000000u;
 }

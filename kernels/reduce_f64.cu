@@ -5,7 +5,7 @@
  */
 #include "gr_grid.cuh"
 
-extern "C" const void *gr_cuda_reduce_kernel_f64(int op, int block)
+extern "C" const void *gr_cuda_reduce_kernel_f64(int op, int block, int narrow)
 {
-    return gr_reduce_kernel_float<double>(op, block);
+    return gr_reduce_kernel_float<double>(op, block, narrow);
 }

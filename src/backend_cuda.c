@@ -6,9 +6,13 @@
  * application put on the legacy default stream), the reduce kernel's scratch
  * (one partial per block, sized for the largest grid this context launches)
  * and ticket, and GR_CUDA_SLOTS result slots in mapped pinned host memory.
- * The kernel's last block writes a gr_local_t into a slot; the host reads it
- * after an event sync, with no copy call. Before each launch the slot is
- * poisoned, so a kernel that never wrote its result is caught, not read.
+ * The kernel's last block writes a gr_local_t into a slot, with no copy
+ * call. Before each launch the slot is poisoned and the launch gets a new
+ * sequence number, so a kernel that never wrote its result is caught, not
+ * read. A device-resident reduce polls the slot (gr_cuda_reduce_wait: the
+ * result is taken once the sequence number is there and no field holds its
+ * poison, bounded, then a stream sync); the staged host path, which keeps
+ * two chunks in flight, waits on each slot's event.
  *
  * Host data (gr_reduce_host) is staged through two pinned buffers and two
  * device buffers of GR_CUDA_STAGE_BYTES: while the GPU copies and reduces
@@ -24,7 +28,6 @@
 #include "gr_internal.h"
 #include "gr_kernels.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +50,8 @@ typedef struct cuda_state {
     unsigned int *ticket;
     gr_local_t *res_host;           /* mapped pinned, GR_CUDA_SLOTS entries */
     gr_local_t *res_dev;            /* the device's view of res_host */
+    unsigned int seq[GR_CUDA_SLOTS]; /* sequence number of each slot's last launch */
+    unsigned int next_seq;          /* 1..GR_CUDA_SEQ_MAX, then 1 again */
     void *stage_host[GR_CUDA_SLOTS];
     void *stage_dev[GR_CUDA_SLOTS];
     size_t stage_bytes;
@@ -347,18 +352,17 @@ static gr_result_t finish_exact(cuda_state_t *s, uint64_t n, int slot, gr_partia
     return GR_SUCCESS;
 }
 
-/* Poison result slot `slot`, then launch the reduce of n elements at dptr into it. */
-static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot)
+/* Poison result slot `slot`, then launch the reduce of n elements at dptr into it
+ * under a new sequence number; record the slot's event when another launch may
+ * follow before this one is waited for (the staged host path). */
+static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot,
+                               int record_event)
 {
     if (is_exact_float(d))
         return launch_exact(s, dptr, n, d, slot);
-    volatile gr_local_t *r = &s->res_host[slot];
-    r->f = NAN;
-    r->lo = 0xDEADBEEFDEADBEEFull;
-    r->hi = -1;
-    r->count = UINT64_MAX;
-    r->overflow = -1;
-    r->reserved = -1;
+    gr_cuda_result_poison(&s->res_host[slot]);
+    s->next_seq = s->next_seq >= GR_CUDA_SEQ_MAX ? 1u : s->next_seq + 1u;
+    s->seq[slot] = s->next_seq;
     gr_cuda_reduce_launch_t l;
     memset(&l, 0, sizeof(l));
     l.in = dptr;
@@ -371,32 +375,32 @@ static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, co
     l.scratch = s->scratch;
     l.ticket = s->ticket;
     l.result = &s->res_dev[slot];
+    l.seq = s->seq[slot];
     l.stream = s->stream;
-    GR_DEBUGLOG(GR_SUB_CUDA, "reduce %s %s n=%llu grid %d block %d", gr_dtype_name(d->dtype), gr_op_name(d->op.kind),
-                (unsigned long long)n, l.grid, l.block);
+    GR_DEBUGLOG(GR_SUB_CUDA, "reduce %s %s n=%llu grid %d block %d seq %u", gr_dtype_name(d->dtype),
+                gr_op_name(d->op.kind), (unsigned long long)n, l.grid, l.block, l.seq);
     GR_CUDA_CHECK(gr_cuda_launch_reduce(&l));
-    GR_CUDA_CHECK(cudaEventRecord(s->done[slot], s->stream));
+    if (record_event)
+        GR_CUDA_CHECK(cudaEventRecord(s->done[slot], s->stream));
     return GR_SUCCESS;
 }
 
-/* Wait for slot `slot` and fold its result (n elements) into out. */
-static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, gr_partial_t *out)
+/* Wait for slot `slot` and fold its result (n elements) into out: by its event
+ * (staged path), or by polling the slot, then a stream sync (device path). */
+static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, int by_event,
+                               gr_partial_t *out)
 {
-    if (is_exact_float(d))
+    if (is_exact_float(d)) /* the exact launch always records its event */
         return finish_exact(s, n, slot, out);
-    GR_CUDA_CHECK(cudaEventSynchronize(s->done[slot]));
-    const volatile gr_local_t *r = &s->res_host[slot];
     gr_local_t loc;
-    loc.f = r->f;
-    loc.lo = r->lo;
-    loc.hi = r->hi;
-    loc.count = r->count;
-    loc.overflow = r->overflow;
-    loc.reserved = r->reserved;
-    if (loc.count != n || loc.reserved != 0)
+    const uint64_t spin = by_event ? 0 : gr_cuda_reduce_spin_ns(n * (uint64_t)gr_dtype_size(d->dtype));
+    GR_CUDA_CHECK(gr_cuda_reduce_wait(&s->res_host[slot], s->seq[slot], s->stream, by_event ? s->done[slot] : NULL,
+                                      spin, &loc));
+    if (loc.count != n || loc.reserved != (int32_t)s->seq[slot])
         GR_FAIL(GR_ERR_INTERNAL, "the reduce kernel completed without writing its result (count %llu, expected "
-                                 "%llu); rerun under compute-sanitizer and report it",
-                (unsigned long long)loc.count, (unsigned long long)n);
+                                 "%llu; sequence %d, expected %u); rerun under compute-sanitizer and report it",
+                (unsigned long long)loc.count, (unsigned long long)n, (int)loc.reserved, s->seq[slot]);
+    loc.reserved = 0;
     gr_partial_add_local(out, d, &loc);
     return GR_SUCCESS;
 }
@@ -453,18 +457,18 @@ static gr_result_t reduce_host(cuda_state_t *s, const void *ptr, uint64_t count,
     for (uint64_t k = 0; k < nchunks; ++k) {
         int b = (int)(k % GR_CUDA_SLOTS);
         if (k >= GR_CUDA_SLOTS) /* slot b's buffers are free once chunk k-2 is done */
-            GR_CHECK(finish_slot(s, pending[b], d, b, out));
+            GR_CHECK(finish_slot(s, pending[b], d, b, 1, out));
         uint64_t first = k * chunk;
         uint64_t nk = count - first < chunk ? count - first : chunk;
         memcpy(s->stage_host[b], (const char *)ptr + first * esz, (size_t)nk * esz);
         GR_CUDA_CHECK(cudaMemcpyAsync(s->stage_dev[b], s->stage_host[b], (size_t)nk * esz, cudaMemcpyHostToDevice,
                                       s->stream));
-        GR_CHECK(launch_slot(s, s->stage_dev[b], nk, d, b));
+        GR_CHECK(launch_slot(s, s->stage_dev[b], nk, d, b, 1));
         pending[b] = nk;
     }
     uint64_t k0 = nchunks > GR_CUDA_SLOTS ? nchunks - GR_CUDA_SLOTS : 0;
     for (uint64_t k = k0; k < nchunks; ++k)
-        GR_CHECK(finish_slot(s, pending[k % GR_CUDA_SLOTS], d, (int)(k % GR_CUDA_SLOTS), out));
+        GR_CHECK(finish_slot(s, pending[k % GR_CUDA_SLOTS], d, (int)(k % GR_CUDA_SLOTS), 1, out));
     return GR_SUCCESS;
 }
 
@@ -480,9 +484,9 @@ static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int o
         const void *dptr = ptr;
         if (count > 0)
             GR_CHECK(device_view(s, ptr, &dptr));
-        r = launch_slot(s, dptr, count, d, 0);
+        r = launch_slot(s, dptr, count, d, 0, 0);
         if (r == GR_SUCCESS)
-            r = finish_slot(s, count, d, 0, out);
+            r = finish_slot(s, count, d, 0, 0, out);
     } else {
         r = reduce_host(s, ptr, count, d, out);
     }
