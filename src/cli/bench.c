@@ -396,6 +396,8 @@ static const bench_variant_t bench_variants[] = {
 #ifdef GR_WITH_CUDA
     {"copy", "ceiling: device copy kernel, 16-byte loads and stores; GB/s counts read + write", GR_BACKEND_CUDA,
      BENCH_TIME_GPU, ROW_COPY, 2, bench_cuda_run_copy, 0, NULL},
+    {"memcpy", "cudaMemcpyAsync device to device (the driver's copy); GB/s counts read + write", GR_BACKEND_CUDA,
+     BENCH_TIME_GPU, ROW_PLAIN, 2, bench_cuda_run_memcpy, 0, NULL},
     {"cub", "cub::DeviceReduce::Sum, toolkit CCCL, two-phase, temp allocated once", GR_BACKEND_CUDA,
      BENCH_TIME_GPU, ROW_CUB, 1, bench_cuda_run_cub, 0, NULL},
     {"cub-g2g", "cub::DeviceReduce::Sum, gpu_to_gpu determinism (newer CCCL)", GR_BACKEND_CUDA, BENCH_TIME_GPU,
@@ -641,7 +643,7 @@ static void print_group(bench_run_t *b, const bench_group_t *g, row_out_t *rows,
                                                                : NAN;
         const double pct_peak = is_cuda && b->have_dev && b->dev.peak_gbps > 0 ? 100.0 * gbps / b->dev.peak_gbps : NAN;
         const double ref = v->e2e_ref || v->role == ROW_CUB_E2E ? cub_e2e_t : cub_t;
-        const double xcub = is_cuda && v->role != ROW_COPY ? ref / t : NAN;
+        const double xcub = is_cuda && v->role != ROW_COPY && v->bytes == 1 ? ref / t : NAN; /* copies: no xCUB */
         char wrong[24];
         if (ro->checked)
             snprintf(wrong, sizeof(wrong), "%lld", ro->wrong);

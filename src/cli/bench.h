@@ -87,6 +87,7 @@ gr_result_t bench_cuda_time(bench_cuda_t *c, bench_run_fn run, int arg, int iter
 
 /* Row functions (env = bench_cuda_t *). arg: the ladder rung for ladder rows. */
 int bench_cuda_run_copy(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+int bench_cuda_run_memcpy(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_cub(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_cub_g2g(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_cub_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s);

@@ -45,8 +45,9 @@ struct bench_cuda {
     int *late_host, *late_dev;
     int hold_gen;
     int use_hold; /* GR_BENCH_HOLD=0 turns it off (tools that serialize launches) */
-    /* tuned: result slot in mapped host memory */
+    /* tuned: result slot in mapped host memory, and the last launch's sequence number */
     gr_local_t *res_host, *res_dev;
+    unsigned int tuned_seq;
     unsigned int *ticket;
     unsigned long long *mismatch_dev;
     void *acc_host; /* pinned, one accumulator (cub-e2e) */
@@ -429,6 +430,24 @@ int bench_cuda_run_copy(void *env, int arg, int buf, bench_result_t *res, double
     return 0;
 }
 
+/* The driver's device-to-device copy, beside the copy kernel: counted read + write too. */
+int bench_cuda_run_memcpy(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->out[buf], c->in[buf], c->g.bytes, cudaMemcpyDeviceToDevice, c->stream));
+    if (res) {
+        unsigned long long bad = 0;
+        GR_CUDA_CHECK(cudaMemsetAsync(c->mismatch_dev, 0, sizeof(bad), c->stream));
+        GR_CUDA_CHECK(gr_bench_launch_compare(c->in[buf], c->out[buf], c->g.bytes, c->mismatch_dev, c->stream));
+        GR_CUDA_CHECK(cudaMemcpyAsync(&bad, c->mismatch_dev, sizeof(bad), cudaMemcpyDeviceToHost, c->stream));
+        GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        memset(res, 0, sizeof(*res));
+        res->kind = BENCH_RES_MISMATCH;
+        res->mismatches = bad;
+    }
+    return 0;
+}
+
 int bench_cuda_run_cub(void *env, int arg, int buf, bench_result_t *res, double *self_s)
 {
     bench_cuda_t *c = env;
@@ -480,6 +499,8 @@ static gr_result_t launch_tuned(bench_cuda_t *c, int buf)
     l.scratch = c->tuned_scratch;
     l.ticket = c->ticket;
     l.result = c->res_dev;
+    c->tuned_seq = c->tuned_seq >= GR_CUDA_SEQ_MAX ? 1u : c->tuned_seq + 1u;
+    l.seq = c->tuned_seq;
     l.stream = c->stream;
     GR_CUDA_CHECK(gr_cuda_launch_reduce(&l));
     return GR_SUCCESS;
@@ -497,15 +518,24 @@ int bench_cuda_run_tuned(void *env, int arg, int buf, bench_result_t *res, doubl
 }
 
 /* What a gpureduce user waits for: launch, then the result readable in host
- * memory (the backend's way: an event sync, no copy call). */
+ * memory, the backend's way for device data: poison the slot, launch, poll
+ * the slot until the launch's sequence number and every field are there
+ * (bounded, then a stream sync), no copy call (gr_cuda_reduce_wait). */
 int bench_cuda_run_tuned_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s)
 {
     bench_cuda_t *c = env;
+    gr_cuda_result_poison(c->res_host);
     GR_CHECK(launch_tuned(c, buf));
-    GR_CUDA_CHECK(cudaEventRecord(c->done, c->stream));
-    GR_CUDA_CHECK(cudaEventSynchronize(c->done));
-    if (res)
+    gr_local_t loc;
+    GR_CUDA_CHECK(gr_cuda_reduce_wait(c->res_host, c->tuned_seq, c->stream, NULL, gr_cuda_reduce_spin_ns(c->g.bytes),
+                                      &loc));
+    if (res) {
         read_local(c, res);
+        if (loc.reserved != (int32_t)c->tuned_seq) { /* not this launch's result: a value no gate has */
+            res->f = (double)NAN;
+            res->i = INT64_MIN;
+        }
+    }
     return 0;
 }
 
