@@ -151,8 +151,6 @@ gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, ui
      * the f64 terms, whatever mode the checked run used. */
     gr_desc_t d = *d_in;
     d.mode = GR_MODE_EXACT;
-    if (d.dtype == GR_F32)
-        d.dtype = GR_F32; /* rounding target stays the input's type */
     uint64_t b, e;
     gr_shard_range(global_n, ctx->size, ctx->rank, &b, &e);
     gr_partial_t part;
