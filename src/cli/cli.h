@@ -37,6 +37,11 @@ typedef struct cli_opts {
 
 enum { CLI_SCALE_WEAK = 1, CLI_SCALE_STRONG = 2 };
 
+/* A runtime failure: one line on this rank, then MPI_Abort (exit status 1). */
+void cli_die(const char *cmd, gr_result_t r, const char *what);
+/* A usage error: rank 0 says why with a hint; returns CLI_EXIT_USAGE after MPI_Finalize. */
+int cli_usage_error(const char *cmd, const char *msg);
+
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);

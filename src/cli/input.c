@@ -18,26 +18,6 @@
 static int g_rank = 0;
 
 /* A failure that is not the input's fault (context, MPI): end the job. */
-static void input_die(gr_result_t r, const char *what)
-{
-    fprintf(stderr, "[rank %d] gpureduce: %s failed: %s; the messages above say why and what to do. "
-                    "Aborting the job.\n",
-            g_rank, what, gr_strerror(r));
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
-    exit(CLI_EXIT_FAIL); /* not reached */
-}
-
-static int input_usage_error(const char *msg)
-{
-    if (g_rank == 0) {
-        fprintf(stderr, "gpureduce: %s\nTry 'gpureduce --help' for the options.\n", msg);
-        fflush(stderr);
-    }
-    MPI_Finalize();
-    return CLI_EXIT_USAGE;
-}
-
 /* Every rank already agrees on the failure and rank 0 has said why. */
 static int input_failed(gr_ctx_t ctx, gr_file_t f)
 {
@@ -111,13 +91,13 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
     if (cli_given(o, "mode")) {
         gr_file_close(f);
         gr_ctx_destroy(ctx);
-        return input_usage_error("--mode does not apply to --op stats: the sum is exact, the variance one-pass");
+        return cli_usage_error("gpureduce", "--mode does not apply to --op stats: the sum is exact, the variance one-pass");
     }
     gr_stats_t *vals = calloc((size_t)R, sizeof(gr_stats_t));
     double *tr = calloc((size_t)R, sizeof(double)), *tt = calloc((size_t)R, sizeof(double));
     double *mr = calloc((size_t)R, sizeof(double)), *mt = calloc((size_t)R, sizeof(double));
     if (!vals || !tr || !tt || !mr || !mt)
-        input_die(GR_ERR_NOMEM, "allocating result arrays");
+        cli_die("gpureduce", GR_ERR_NOMEM, "allocating result arrays");
     for (int w = 0; w < W; ++w) {
         gr_stats_t v;
         if (gr_stats_file(ctx, f, &o->desc, &v, NULL) != GR_SUCCESS)
@@ -126,7 +106,7 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
     for (int k = 0; k < R; ++k) {
         gr_io_timing_t io;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
-            input_die(GR_ERR_MPI, "MPI_Barrier");
+            cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
         if (gr_stats_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
             return input_failed(ctx, f);
         tr[k] = io.read;
@@ -134,7 +114,7 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
     }
     if (MPI_Reduce(tr, mr, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        input_die(GR_ERR_MPI, "gathering timings");
+        cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
     gr_stats_t st = vals[0];
     int repeatable = 1;
     if (g_rank == o->desc.root)
@@ -232,12 +212,12 @@ int cli_input_run(cli_opts_t *o)
     if (bad) {
         char m[160];
         snprintf(m, sizeof(m), "--%s does not apply to --input: the values come from the file", bad);
-        return input_usage_error(m);
+        return cli_usage_error("gpureduce", m);
     }
     if (o->desc.root >= np) {
         char m[128];
         snprintf(m, sizeof(m), "--root %d: the job has only %d rank(s)", o->desc.root, np);
-        return input_usage_error(m);
+        return cli_usage_error("gpureduce", m);
     }
     int R = cli_given(o, "repeat") ? o->repeat : 1;    /* a file is read once unless asked */
     int W = cli_given(o, "warmup") ? o->warmup : 0;
@@ -245,7 +225,7 @@ int cli_input_run(cli_opts_t *o)
     gr_ctx_t ctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
     if (r != GR_SUCCESS)
-        input_die(r, "creating the context");
+        cli_die("gpureduce", r, "creating the context");
     gr_backend_t backend = gr_ctx_backend(ctx);
 
     gr_file_config_t fc;
@@ -269,7 +249,7 @@ int cli_input_run(cli_opts_t *o)
         gr_ctx_destroy(ctx);
         char m[400];
         snprintf(m, sizeof(m), "input '%s' holds %s: %s", o->input, gr_dtype_name(info.dtype), why);
-        return input_usage_error(m);
+        return cli_usage_error("gpureduce", m);
     }
 
     double *t[T_COUNT], *tm[T_COUNT];
@@ -277,11 +257,11 @@ int cli_input_run(cli_opts_t *o)
         t[k] = calloc((size_t)R, sizeof(double));
         tm[k] = calloc((size_t)R, sizeof(double));
         if (!t[k] || !tm[k])
-            input_die(GR_ERR_NOMEM, "allocating timing arrays");
+            cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
     }
     gr_value_t *vals = calloc((size_t)R, sizeof(gr_value_t));
     if (!vals)
-        input_die(GR_ERR_NOMEM, "allocating result arrays");
+        cli_die("gpureduce", GR_ERR_NOMEM, "allocating result arrays");
     uint64_t chunks = 0;
     for (int w = 0; w < W; ++w) {
         gr_value_t v;
@@ -291,7 +271,7 @@ int cli_input_run(cli_opts_t *o)
     for (int k = 0; k < R; ++k) {
         gr_io_timing_t io;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
-            input_die(GR_ERR_MPI, "MPI_Barrier");
+            cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
         if (gr_reduce_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
             return input_failed(ctx, f);
         t[T_READ][k] = io.read;
@@ -304,7 +284,7 @@ int cli_input_run(cli_opts_t *o)
     }
     for (int k = 0; k < T_COUNT; ++k)
         if (MPI_Reduce(t[k], tm[k], R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-            input_die(GR_ERR_MPI, "gathering timings");
+            cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
 
     gr_value_t res = vals[0];
     int repeatable = 1;
@@ -327,7 +307,7 @@ int cli_input_run(cli_opts_t *o)
         double med[T_COUNT], mn[T_COUNT], mx[T_COUNT];
         double *tmp = malloc(sizeof(double) * (size_t)R);
         if (!tmp)
-            input_die(GR_ERR_NOMEM, "allocating timing arrays");
+            cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
         for (int k = 0; k < T_COUNT; ++k) {
             memcpy(tmp, tm[k], sizeof(double) * (size_t)R);
             stats3(tmp, R, &med[k], &mn[k], &mx[k]);
@@ -455,31 +435,31 @@ int cli_gen_run(cli_opts_t *o)
     int np;
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (!o->out)
-        return input_usage_error("gen needs --out PATH (the .npy file to write)");
+        return cli_usage_error("gpureduce", "gen needs --out PATH (the .npy file to write)");
     if (o->input)
-        return input_usage_error(same_file(o->input, o->out)
+        return cli_usage_error("gpureduce", same_file(o->input, o->out)
                                      ? "gen: refusing to write over the --input file"
                                      : "gen writes --out; --input does not apply to gen");
     if (!o->have_n && !o->have_per_rank)
-        return input_usage_error("gen needs --n SIZE (or --per-rank SIZE): how many elements to write");
+        return cli_usage_error("gpureduce", "gen needs --n SIZE (or --per-rank SIZE): how many elements to write");
     static const char *const reduce_only[] = {"op", "mode", "repeat", "warmup", "verify", "root", "all-ranks",
                                               "topo", "offset", "cuda-grid", "cuda-block"};
     const char *bad = first_given(o, reduce_only, (int)(sizeof(reduce_only) / sizeof(reduce_only[0])));
     if (bad) {
         char m[160];
         snprintf(m, sizeof(m), "--%s does not apply to gen", bad);
-        return input_usage_error(m);
+        return cli_usage_error("gpureduce", m);
     }
     if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) && (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
         char m[256];
         snprintf(m, sizeof(m), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, randint or "
                                "stress with --dtype %s", gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
-        return input_usage_error(m);
+        return cli_usage_error("gpureduce", m);
     }
     uint64_t n = o->n;
     if (o->have_per_rank) {
         if (o->per_rank > UINT64_MAX / (uint64_t)np)
-            return input_usage_error("--per-rank times the number of ranks overflows 64 bits");
+            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
         n = o->per_rank * (uint64_t)np;
     }
     /* the generators run on the host: no GPU is needed unless asked for */
@@ -488,7 +468,7 @@ int cli_gen_run(cli_opts_t *o)
     gr_ctx_t ctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
     if (r != GR_SUCCESS)
-        input_die(r, "creating the context");
+        cli_die("gpureduce", r, "creating the context");
     double t0 = MPI_Wtime();
     r = gr_file_write_synthetic(ctx, o->out, o->desc.dtype, o->gen, o->seed, n, o->force, o->chunk);
     double dt = MPI_Wtime() - t0;

@@ -11,26 +11,6 @@
 static int g_rank = 0;
 
 /* A runtime failure: say so once per rank that saw it, end the whole job. */
-static void die(gr_result_t r, const char *what)
-{
-    fprintf(stderr, "[rank %d] gpureduce: %s failed: %s; the messages above say why and what to do. "
-                    "Aborting the job.\n",
-            g_rank, what, gr_strerror(r));
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
-    exit(CLI_EXIT_FAIL); /* not reached */
-}
-
-static int usage_error(const char *msg)
-{
-    if (g_rank == 0) {
-        fprintf(stderr, "gpureduce: %s\nTry 'gpureduce --help' for the options.\n", msg);
-        fflush(stderr);
-    }
-    MPI_Finalize();
-    return CLI_EXIT_USAGE;
-}
-
 /* Largest |term| a generator can produce for op, or 0 when unbounded. */
 static double term_bound(gr_gen_t g, const gr_desc_t *d)
 {
@@ -97,29 +77,29 @@ static int run_reduce(cli_opts_t *o)
     if (o->desc.root >= np) {
         char m[128];
         snprintf(m, sizeof(m), "--root %d: the job has only %d rank(s)", o->desc.root, np);
-        return usage_error(m);
+        return cli_usage_error("gpureduce", m);
     }
     char why[256];
     if (gr_desc_check(&o->desc, why, sizeof(why)) != GR_SUCCESS)
-        return usage_error(why);
+        return cli_usage_error("gpureduce", why);
     if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) &&
         (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
         snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "
                                    "randint or stress with --dtype %s",
                  gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
-        return usage_error(why);
+        return cli_usage_error("gpureduce", why);
     }
     uint64_t n = o->n;
     if (o->have_per_rank) {
         if (o->per_rank > UINT64_MAX / (uint64_t)np)
-            return usage_error("--per-rank times the number of ranks overflows 64 bits");
+            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
         n = o->per_rank * (uint64_t)np;
     }
 
     gr_ctx_t ctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
     if (r != GR_SUCCESS)
-        die(r, "creating the context");
+        cli_die("gpureduce", r, "creating the context");
     gr_backend_t backend = gr_ctx_backend(ctx);
     FILE *out = stdout;
 
@@ -142,7 +122,7 @@ static int run_reduce(cli_opts_t *o)
     gr_buffer_t buf = NULL;
     r = gr_buffer_create_synthetic(ctx, o->desc.dtype, o->gen, o->seed, n, &buf);
     if (r != GR_SUCCESS)
-        die(r, "creating the synthetic dataset");
+        cli_die("gpureduce", r, "creating the synthetic dataset");
 
     int R = o->repeat;
     double *tl = calloc((size_t)R, sizeof(double)), *tc = calloc((size_t)R, sizeof(double)),
@@ -151,21 +131,21 @@ static int run_reduce(cli_opts_t *o)
            *mt = calloc((size_t)R, sizeof(double));
     gr_value_t *vals = calloc((size_t)R, sizeof(gr_value_t));
     if (!tl || !tc || !tt || !ml || !mc || !mt || !vals)
-        die(GR_ERR_NOMEM, "allocating timing arrays");
+        cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
 
     for (int w = 0; w < o->warmup; ++w) {
         gr_value_t v;
         r = gr_reduce_buffer(ctx, buf, &o->desc, &v, NULL);
         if (r != GR_SUCCESS)
-            die(r, "the warm-up reduction");
+            cli_die("gpureduce", r, "the warm-up reduction");
     }
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
-            die(GR_ERR_MPI, "MPI_Barrier");
+            cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
         r = gr_reduce_buffer(ctx, buf, &o->desc, &vals[k], &t);
         if (r != GR_SUCCESS)
-            die(r, "the reduction");
+            cli_die("gpureduce", r, "the reduction");
         tl[k] = t.local;
         tc[k] = t.combine;
         tt[k] = t.total;
@@ -174,7 +154,7 @@ static int run_reduce(cli_opts_t *o)
     if (MPI_Reduce(tl, ml, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(tc, mc, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        die(GR_ERR_MPI, "gathering timings");
+        cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
 
     /* The result lives on the root; rank 0 prints, so move it there. */
     gr_value_t res = vals[0];
@@ -204,7 +184,7 @@ static int run_reduce(cli_opts_t *o)
         rd.all_ranks = 0;
         r = gr_reference_synthetic(ctx, o->gen, o->seed, n, &rd, &ref);
         if (r != GR_SUCCESS)
-            die(r, "the CPU reference for --verify");
+            cli_die("gpureduce", r, "the CPU reference for --verify");
         if (g_rank == 0) {
             if (res.is_integer && !res.overflow && !ref.overflow) {
                 abs_err = fabs((double)res.i - (double)ref.i);
@@ -360,7 +340,7 @@ int main(int argc, char **argv)
     cli_opts_t o;
     char err[512];
     if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0)
-        return usage_error(err);
+        return cli_usage_error("gpureduce", err);
     if (o.help || o.version) {
         if (g_rank == 0) {
             if (o.help)

@@ -42,26 +42,6 @@ typedef struct scale_step {
 
 static int g_rank;
 
-static void scale_die(gr_result_t r, const char *what)
-{
-    fprintf(stderr, "[rank %d] gpureduce scale: %s failed: %s; the messages above say why and what to do. "
-                    "Aborting the job.\n",
-            g_rank, what, gr_strerror(r));
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
-    exit(CLI_EXIT_FAIL); /* not reached */
-}
-
-static int scale_usage_error(const char *msg)
-{
-    if (g_rank == 0) {
-        fprintf(stderr, "gpureduce scale: %s\nTry 'gpureduce --help' for the options.\n", msg);
-        fflush(stderr);
-    }
-    MPI_Finalize();
-    return CLI_EXIT_USAGE;
-}
-
 static int same_bits(const gr_value_t *a, const gr_value_t *b)
 {
     if (a->is_integer != b->is_integer || a->overflow != b->overflow)
@@ -86,15 +66,15 @@ static void world_barrier(int sleep_while_waiting)
 {
     MPI_Request req;
     if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS)
-        scale_die(GR_ERR_MPI, "MPI_Ibarrier");
+        cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Ibarrier");
     if (!sleep_while_waiting) {
         if (MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            scale_die(GR_ERR_MPI, "MPI_Wait");
+            cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Wait");
         return;
     }
     for (int done = 0;;) {
         if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            scale_die(GR_ERR_MPI, "MPI_Test");
+            cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Test");
         if (done)
             return;
         struct timespec ts = {0, 500000}; /* 0.5 ms: idle, yet quick to follow */
@@ -108,12 +88,12 @@ static int count_nodes(MPI_Comm comm)
     MPI_Comm node;
     int node_rank = 0, one, nodes = 0;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        scale_die(GR_ERR_MPI, "MPI_Comm_split_type (counting nodes)");
+        cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Comm_split_type (counting nodes)");
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
     one = node_rank == 0;
     if (MPI_Allreduce(&one, &nodes, 1, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS)
-        scale_die(GR_ERR_MPI, "MPI_Allreduce (counting nodes)");
+        cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Allreduce (counting nodes)");
     return nodes;
 }
 
@@ -134,13 +114,13 @@ static void run_step(const cli_opts_t *o, gr_ctx_t wctx, MPI_Comm comm, int p, u
             cfg.bind = GR_BIND_LAUNCHER;
         r = gr_ctx_create(comm, &cfg, &ctx);
         if (r != GR_SUCCESS)
-            scale_die(r, "creating the context of a scaling step");
+            cli_die("gpureduce scale", r, "creating the context of a scaling step");
     }
     const gr_placement_t *wp = gr_ctx_placement(wctx), *sp = gr_ctx_placement(ctx);
     int counts[2] = {gr_ctx_device(ctx) >= 0, wp->gpu != sp->gpu || strcmp(wp->pci_bus_id, sp->pci_bus_id) != 0};
     int sums[2] = {0, 0};
     if (MPI_Allreduce(counts, sums, 2, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS)
-        scale_die(GR_ERR_MPI, "MPI_Allreduce (counting GPUs)");
+        cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Allreduce (counting GPUs)");
     s->gpus = sums[0];
     s->moved = sums[1];
     s->nodes = count_nodes(comm);
@@ -151,7 +131,7 @@ static void run_step(const cli_opts_t *o, gr_ctx_t wctx, MPI_Comm comm, int p, u
     gr_buffer_t buf = NULL;
     r = gr_buffer_create_synthetic(ctx, o->desc.dtype, o->gen, o->seed, n, &buf);
     if (r != GR_SUCCESS)
-        scale_die(r, "creating the synthetic dataset of a scaling step");
+        cli_die("gpureduce scale", r, "creating the synthetic dataset of a scaling step");
     gr_desc_t d = o->desc;
     d.root = 0;
     d.all_ranks = 0;
@@ -159,17 +139,17 @@ static void run_step(const cli_opts_t *o, gr_ctx_t wctx, MPI_Comm comm, int p, u
         gr_value_t v;
         r = gr_reduce_buffer(ctx, buf, &d, &v, NULL);
         if (r != GR_SUCCESS)
-            scale_die(r, "a warm-up reduction");
+            cli_die("gpureduce scale", r, "a warm-up reduction");
     }
     s->repeatable = 1;
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
         gr_value_t v;
         if (MPI_Barrier(comm) != MPI_SUCCESS)
-            scale_die(GR_ERR_MPI, "MPI_Barrier");
+            cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Barrier");
         r = gr_reduce_buffer(ctx, buf, &d, &v, &t);
         if (r != GR_SUCCESS)
-            scale_die(r, "a timed reduction");
+            cli_die("gpureduce scale", r, "a timed reduction");
         tl[k] = t.local;
         tc[k] = t.combine;
         tt[k] = t.total;
@@ -182,7 +162,7 @@ static void run_step(const cli_opts_t *o, gr_ctx_t wctx, MPI_Comm comm, int p, u
     if (MPI_Reduce(tl, ml, R, MPI_DOUBLE, MPI_MAX, 0, comm) != MPI_SUCCESS ||
         MPI_Reduce(tc, mc, R, MPI_DOUBLE, MPI_MAX, 0, comm) != MPI_SUCCESS ||
         MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, comm) != MPI_SUCCESS)
-        scale_die(GR_ERR_MPI, "gathering timings");
+        cli_die("gpureduce scale", GR_ERR_MPI, "gathering timings");
     double lo, hi;
     stats_copy(mt, tmp, R, &s->tmed, &s->tmin, &s->tmax);
     stats_copy(ml, tmp, R, &s->lmed, &lo, &hi);
@@ -322,7 +302,7 @@ int cli_scale_run(cli_opts_t *o)
     char why[256];
     const char *bad = check_opts(o, np, why, sizeof(why));
     if (bad)
-        return scale_usage_error(bad);
+        return cli_usage_error("gpureduce scale", bad);
 
     /* 1, 2, 4, ..., then np: at most 33 steps for any int np */
     int steps[40], nsteps = 0;
@@ -333,7 +313,7 @@ int cli_scale_run(cli_opts_t *o)
     gr_ctx_t wctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &wctx);
     if (r != GR_SUCCESS)
-        scale_die(r, "creating the context");
+        cli_die("gpureduce scale", r, "creating the context");
     gr_backend_t backend = gr_ctx_backend(wctx);
     FILE *out = stdout;
 
@@ -349,7 +329,7 @@ int cli_scale_run(cli_opts_t *o)
 
     double *work = calloc((size_t)o->repeat * 7, sizeof(double));
     if (!work)
-        scale_die(GR_ERR_NOMEM, "allocating timing arrays");
+        cli_die("gpureduce scale", GR_ERR_NOMEM, "allocating timing arrays");
     scale_step_t first;
     memset(&first, 0, sizeof(first));
     double t_start = MPI_Wtime(), t_prev = t_start;
@@ -371,7 +351,7 @@ int cli_scale_run(cli_opts_t *o)
         world_barrier(0);
         MPI_Comm comm = MPI_COMM_WORLD;
         if (p < np && MPI_Comm_split(MPI_COMM_WORLD, g_rank < p ? 0 : MPI_UNDEFINED, g_rank, &comm) != MPI_SUCCESS)
-            scale_die(GR_ERR_MPI, "MPI_Comm_split");
+            cli_die("gpureduce scale", GR_ERR_MPI, "MPI_Comm_split");
         scale_step_t s;
         memset(&s, 0, sizeof(s));
         if (g_rank < p)
