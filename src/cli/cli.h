@@ -42,6 +42,10 @@ void cli_die(const char *cmd, gr_result_t r, const char *what);
 /* A usage error: rank 0 says why with a hint; returns CLI_EXIT_USAGE after MPI_Finalize. */
 int cli_usage_error(const char *cmd, const char *msg);
 
+/* At least min_runs untimed reductions, and at least 0.25 s of them on GPUs
+ * (clocks settle); collective over comm, which must be ctx's communicator. */
+void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, const gr_desc_t *d, int min_runs);
+
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);

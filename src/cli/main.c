@@ -133,12 +133,7 @@ static int run_reduce(cli_opts_t *o)
     if (!tl || !tc || !tt || !ml || !mc || !mt || !vals)
         cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
 
-    for (int w = 0; w < o->warmup; ++w) {
-        gr_value_t v;
-        r = gr_reduce_buffer(ctx, buf, &o->desc, &v, NULL);
-        if (r != GR_SUCCESS)
-            cli_die("gpureduce", r, "the warm-up reduction");
-    }
+    cli_warmup("gpureduce", ctx, MPI_COMM_WORLD, buf, &o->desc, o->warmup);
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)

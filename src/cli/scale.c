@@ -135,12 +135,7 @@ static void run_step(const cli_opts_t *o, gr_ctx_t wctx, MPI_Comm comm, int p, u
     gr_desc_t d = o->desc;
     d.root = 0;
     d.all_ranks = 0;
-    for (int w = 0; w < o->warmup; ++w) {
-        gr_value_t v;
-        r = gr_reduce_buffer(ctx, buf, &d, &v, NULL);
-        if (r != GR_SUCCESS)
-            cli_die("gpureduce scale", r, "a warm-up reduction");
-    }
+    cli_warmup("gpureduce scale", ctx, comm, buf, &d, o->warmup);
     s->repeatable = 1;
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
