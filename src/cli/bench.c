@@ -406,7 +406,7 @@ static const bench_variant_t bench_variants[] = {
      BENCH_TIME_HOST, ROW_CUB_E2E, 1, bench_cuda_run_cub_e2e, 0, NULL},
     {"tuned", "gpureduce fast mode: one launch, last block writes mapped host memory", GR_BACKEND_CUDA,
      BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_tuned, 0, NULL},
-    {"tuned-e2e", "tuned + event sync until the result is readable on the host; host clock", GR_BACKEND_CUDA,
+    {"tuned-e2e", "tuned + the backend's wait: poll the mapped result (then sync); host clock", GR_BACKEND_CUDA,
      BENCH_TIME_HOST, ROW_PLAIN, 1, bench_cuda_run_tuned_e2e, 0, "cub-e2e"},
     {"exact", "gpureduce --mode exact: correctly rounded sum, TwoSum expansions + integer limbs", GR_BACKEND_CUDA,
      BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_exact, 0, NULL},
