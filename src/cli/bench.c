@@ -732,15 +732,6 @@ static void print_skip(bench_run_t *b, uint64_t n, gr_dtype_t t, const char *why
  * One run of the whole sweep
  * ------------------------------------------------------------------------- */
 
-static void bench_die(int rank, gr_result_t r, const char *what)
-{
-    fprintf(stderr, "[rank %d] gpureduce bench: %s failed: %s; the messages above say why. Aborting the job.\n", rank,
-            what, gr_strerror(r));
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
-    exit(CLI_EXIT_FAIL); /* not reached */
-}
-
 /* Time one row on this rank into st[]: GPU events or the host clock. */
 static gr_result_t time_row(bench_run_t *b, void *env, const bench_variant_t *v, int nbuf, double st[4], int *late)
 {
@@ -803,16 +794,16 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
         const gr_gen_t gates[2] = {GR_GEN_ONES, GR_GEN_IOTA};
         for (int gi = 0; gi < 2; ++gi) {
             if ((r = h->fill(h->env, gates[gi], 0)) != GR_SUCCESS)
-                bench_die(b->rank, r, "filling a gate");
+                cli_die("gpureduce bench", r, "filling a gate");
             const uint64_t want = bench_gate_sum(gates[gi], g->n);
             for (int k = 0; k < nrows; ++k)
                 for (int c = 0; c < b->o->check; ++c) {
                     bench_result_t res;
                     memset(&res, 0, sizeof(res));
                     if (h->poison && (r = h->poison(h->env)) != GR_SUCCESS)
-                        bench_die(b->rank, r, "poisoning outputs");
+                        cli_die("gpureduce bench", r, "poisoning outputs");
                     if ((r = (gr_result_t)rows[k].v->run(h->env, rows[k].v->arg, 0, &res, NULL)) != GR_SUCCESS)
-                        bench_die(b->rank, r, rows[k].v->name);
+                        cli_die("gpureduce bench", r, rows[k].v->name);
                     if (!result_ok(&res, want)) {
                         wrong[k]++;
                         if (gr_log_enabled(GR_LOG_INFO, GR_SUB_BENCH))
@@ -827,9 +818,9 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
     }
     /* every rank times the same rows: agree on who failed first */
     if (MPI_Allreduce(wrong, wrong_all, nrows, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
-        bench_die(b->rank, GR_ERR_MPI, "MPI_Allreduce of #wrong");
+        cli_die("gpureduce bench", GR_ERR_MPI, "MPI_Allreduce of #wrong");
     if ((r = h->fill(h->env, (g->dtype == GR_F32 || g->dtype == GR_F64) ? GR_GEN_UNIFORM : GR_GEN_RANDINT, 1)) != GR_SUCCESS)
-        bench_die(b->rank, r, "filling the timed data");
+        cli_die("gpureduce bench", r, "filling the timed data");
     double st[BENCH_NVARIANTS][4], st_max[BENCH_NVARIANTS][4];
     int late[BENCH_NVARIANTS], late_max[BENCH_NVARIANTS];
     memset(st, 0, sizeof(st));
@@ -839,11 +830,11 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
         if (wrong_all[k])
             continue; /* never a speed for a wrong row */
         if ((r = time_row(b, h->env, rows[k].v, g->nbuf, st[k], &late[k])) != GR_SUCCESS)
-            bench_die(b->rank, r, rows[k].v->name);
+            cli_die("gpureduce bench", r, rows[k].v->name);
     }
     if (MPI_Reduce(st, st_max, 4 * nrows, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(late, late_max, nrows, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        bench_die(b->rank, GR_ERR_MPI, "MPI_Reduce of the timings");
+        cli_die("gpureduce bench", GR_ERR_MPI, "MPI_Reduce of the timings");
     if (b->rank != 0)
         return;
     for (int k = 0; k < nrows; ++k) {
@@ -1021,16 +1012,6 @@ static int sel_has(const int *sel, const char *name)
 }
 #endif
 
-static int bench_usage_error(int rank, const char *msg)
-{
-    if (rank == 0) {
-        fprintf(stderr, "gpureduce bench: %s\nTry 'gpureduce bench --help' for the options.\n", msg);
-        fflush(stderr);
-    }
-    MPI_Finalize();
-    return CLI_EXIT_USAGE;
-}
-
 int cli_bench_main(int argc, char **argv)
 {
     int rank = 0, np = 1;
@@ -1039,7 +1020,7 @@ int cli_bench_main(int argc, char **argv)
     bench_opts_t o;
     char err[512];
     if (bench_parse(argc, argv, &o, err, sizeof(err)) != 0)
-        return bench_usage_error(rank, err);
+        return cli_usage_error("gpureduce bench", err);
     if (o.help) {
         if (rank == 0)
             bench_usage(stdout);
@@ -1066,7 +1047,7 @@ int cli_bench_main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &be_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &be_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (be_min != be_max)
-        return bench_usage_error(rank, "--backend auto chose cuda on some ranks and cpu on others; "
+        return cli_usage_error("gpureduce bench", "--backend auto chose cuda on some ranks and cpu on others; "
                                        "give --backend cuda or --backend cpu");
 
     if (!o.have_min)
@@ -1076,7 +1057,7 @@ int cli_bench_main(int argc, char **argv)
     if (o.min > o.max) {
         snprintf(err, sizeof(err), "--min %llu is larger than --max %llu", (unsigned long long)o.min,
                  (unsigned long long)o.max);
-        return bench_usage_error(rank, err);
+        return cli_usage_error("gpureduce bench", err);
     }
     uint64_t sizes[128];
     int nsizes = 0;
@@ -1090,14 +1071,14 @@ int cli_bench_main(int argc, char **argv)
 
     int sel[BENCH_NVARIANTS];
     if (select_variants(&o, be, np, sel, err, sizeof(err)) != 0)
-        return bench_usage_error(rank, err);
+        return cli_usage_error("gpureduce bench", err);
 
     /* context: binding and this rank's GPU, as for a reduction */
     o.cfg.backend = be;
     gr_ctx_t ctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o.cfg, &ctx);
     if (r != GR_SUCCESS)
-        bench_die(rank, r, "creating the context");
+        cli_die("gpureduce bench", r, "creating the context");
 
     bench_run_t b;
     memset(&b, 0, sizeof(b));
@@ -1116,7 +1097,7 @@ int cli_bench_main(int argc, char **argv)
     if (be == GR_BACKEND_CUDA) {
         r = bench_cuda_open(gr_ctx_device(ctx), &cuda, &b.dev);
         if (r != GR_SUCCESS)
-            bench_die(rank, r, "setting up the GPU");
+            cli_die("gpureduce bench", r, "setting up the GPU");
         b.have_dev = 1;
     }
 #endif
@@ -1146,7 +1127,7 @@ int cli_bench_main(int argc, char **argv)
         dc.wrong_rows = &b.wrong_rows;
         r = bench_dist_open(&dc, &b.dist);
         if (r != GR_SUCCESS)
-            bench_die(rank, r, "setting up the distributed rows");
+            cli_die("gpureduce bench", r, "setting up the distributed rows");
     }
     print_header(&b, ctx, sizes, nsizes, sel);
 

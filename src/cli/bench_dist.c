@@ -82,15 +82,6 @@ int bench_dist_have_nccl(void)
 #endif
 }
 
-static void dist_die(int rank, gr_result_t r, const char *what)
-{
-    fprintf(stderr, "[rank %d] gpureduce bench: %s failed: %s; the messages above say why. Aborting the job.\n", rank,
-            what, gr_strerror(r));
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
-    exit(CLI_EXIT_FAIL); /* not reached */
-}
-
 /* ---------------------------------------------------------------------------
  * Set-up
  * ------------------------------------------------------------------------- */
@@ -647,7 +638,7 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
     int ok = r == GR_SUCCESS, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok)
-        dist_die(d->rank, ok ? GR_ERR_DEVMEM : r, "setting up the distributed rows (CUB temp storage)");
+        cli_die("gpureduce bench", ok ? GR_ERR_DEVMEM : r, "setting up the distributed rows (CUB temp storage)");
 
     /* exact gates over global indices; rank 0 counts what it got wrong, then tells every rank */
     long long wrong[BENCH_DIST_KINDS] = {0};
@@ -656,14 +647,14 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
         const uint64_t global_n = (uint64_t)d->np * g->n;
         for (int gi = 0; gi < 2; ++gi) {
             if ((r = fill_gate(d, gates[gi])) != GR_SUCCESS)
-                dist_die(d->rank, r, "filling a gate of the distributed rows");
+                cli_die("gpureduce bench", r, "filling a gate of the distributed rows");
             const uint64_t want = bench_gate_sum(gates[gi], global_n);
             for (int k = 0; k < nrows; ++k)
                 for (int c = 0; c < d->cfg.check; ++c) {
                     bench_result_t res;
                     memset(&res, 0, sizeof(res));
                     if ((r = run_row(d, rows[k].kind, 0, &res)) != GR_SUCCESS)
-                        dist_die(d->rank, r, d->cfg.name[rows[k].kind]);
+                        cli_die("gpureduce bench", r, d->cfg.name[rows[k].kind]);
                     if (d->rank == 0 && !dist_result_ok(&res, want)) {
                         wrong[k]++;
                         GR_INFO(GR_SUB_BENCH, "bench: %s %s n=%llu x %d ranks, gate %s: got %.17g / %lld, want %llu",
@@ -673,10 +664,10 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
                 }
         }
         if ((r = refill_timed(d)) != GR_SUCCESS)
-            dist_die(d->rank, r, "refilling the timed data");
+            cli_die("gpureduce bench", r, "refilling the timed data");
     }
     if (MPI_Bcast(wrong, nrows, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        dist_die(d->rank, GR_ERR_MPI, "MPI_Bcast of #wrong");
+        cli_die("gpureduce bench", GR_ERR_MPI, "MPI_Bcast of #wrong");
 
     /* time; then the per-run maxima to rank 0, and each rank's median MIN, SUM, MAX */
     const int R = d->cfg.iters;
@@ -686,9 +677,9 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
         if (wrong[k])
             continue; /* never a speed for a wrong row */
         if ((r = time_dist_row(d, rows[k].kind)) != GR_SUCCESS)
-            dist_die(d->rank, r, d->cfg.name[rows[k].kind]);
+            cli_die("gpureduce bench", r, d->cfg.name[rows[k].kind]);
         if (MPI_Reduce(d->t, d->tmax, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-            dist_die(d->rank, GR_ERR_MPI, "MPI_Reduce of the run times");
+            cli_die("gpureduce bench", GR_ERR_MPI, "MPI_Reduce of the run times");
         double lo, hi;
         stats3(d->t, R, &med[k], &lo, &hi); /* this rank's own median (d->t is reordered) */
         if (d->rank == 0) {
@@ -701,7 +692,7 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
     if (MPI_Reduce(med, rk_min, nrows, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(med, rk_sum, nrows, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(med, rk_max, nrows, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        dist_die(d->rank, GR_ERR_MPI, "MPI_Reduce of the per-rank medians");
+        cli_die("gpureduce bench", GR_ERR_MPI, "MPI_Reduce of the per-rank medians");
     if (d->rank != 0)
         return;
     for (int k = 0; k < nrows; ++k) {

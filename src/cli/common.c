@@ -19,7 +19,7 @@ int cli_usage_error(const char *cmd, const char *msg)
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
-        fprintf(stderr, "%s: %s\nTry 'gpureduce --help' for the options.\n", cmd, msg);
+        fprintf(stderr, "%s: %s\nTry '%s --help' for the options.\n", cmd, msg, cmd);
         fflush(stderr);
     }
     MPI_Finalize();
