@@ -1,127 +1,90 @@
 #!/bin/bash
-# h200-check.sh - the one script for the GPU machine (one H200, run as root).
+# h200-check.sh - THE script for the GPU machines (nvidia-h200 and
+# nvidia-h200-x2; run as root), one device call:
 #
-#   bash jobs/h200-check.sh          (from the repository root, or anywhere)
+#   bash jobs/h200-check.sh            (from the repository root, or anywhere)
 #
-# Configures and builds build-gpu (Release, -j16), runs the GPU tests
-# (ctest -L gpu), then the GPU test program under compute-sanitizer memcheck
-# and racecheck (small sizes), then a few CLI timings. Every log goes under
-# $OUT (./out when unset); $OUT/summary.txt has one line per step. The exit
-# status is non-zero when any step failed. Each step has its own time limit so
-# the script ends, logs written, within DEADLINE seconds (default 540).
+#   1. configure + build (Release, sm_90, every GPU target)
+#   2. ctest -L gpu (CUDA vs CPU on every dtype/op/awkward N, exact mode, bench gates)
+#   3. compute-sanitizer memcheck, racecheck, initcheck on the GPU test programs (small sizes)
+#   4. gpureduce bench: f32 sweep 2^20..2^30 with --full, and every dtype at 2^30
+#   5. with 2 or more GPUs: placement (--topo), exact-mode bit identity over np 1, np 2
+#      and the cpu backend, weak/strong scaling, the distributed rows (gr, cub+mpi, cub+nccl)
+# Logs and CSV under $OUT (./out when unset); $OUT/summary.txt has one line per step.
+# Every step has a time limit inside DEADLINE seconds (default 560), so the script
+# ends, logs written, before the device tool's 600 s limit; late steps are skipped.
 #
-# With the device tool, test the committed tree rather than a working tree
-# that others are editing: export HEAD into an excluded folder and carry it,
-#   echo /.gpucheck/ >> .git/info/exclude
+# With the device tool, run the committed tree (others' uncommitted edits travel with
+# a call otherwise), and fetch at most 8 files back (the bulky logs are combined):
 #   rm -rf .gpucheck && mkdir .gpucheck && git archive HEAD | tar -x -C .gpucheck
 #   run: cd .gpucheck && bash jobs/h200-check.sh      (carry: [".gpucheck"])
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-./out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-SUMMARY=$OUT/summary.txt
-: >"$SUMMARY"
-export PATH=$PATH:/usr/local/cuda/bin
-# Open MPI as root, local only (the machine has no network and no CUDA-aware MPI)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_rmaps_base_oversubscribe=1
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-BUILD=build-gpu
-failed=0
-
-# Every step must end before the deadline (the device tool stops a command at 600 s).
-DEADLINE=${GR_CHECK_DEADLINE:-540}
-
-note() { echo "$*" | tee -a "$SUMMARY"; }
-step() { # step NAME SECONDS LOG CMD... : run with a time limit, record the outcome
-    local name=$1 limit=$2 log=$3
-    shift 3
-    local t0=$SECONDS rc
-    if [ $((SECONDS + limit)) -gt "$DEADLINE" ]; then
-        limit=$((DEADLINE - SECONDS))
-        if [ $limit -lt 15 ]; then
-            note "SKIP  $name: out of time (deadline ${DEADLINE} s)"
-            failed=1
-            return 1
-        fi
-    fi
-    timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
-    rc=$?
-    if [ $rc -eq 0 ]; then
-        note "PASS  $name ($((SECONDS - t0)) s)"
-    else
-        [ $rc -eq 124 ] && note "FAIL  $name: timed out after ${limit} s" || note "FAIL  $name: exit $rc ($((SECONDS - t0)) s)"
-        failed=1
-    fi
-    return $rc
-}
-
-# ---- what this machine is ---------------------------------------------------
+cd "$(dirname "$0")/.." || exit 1
+DEADLINE=${DEADLINE:-560}
+. jobs/device-lib.sh
+BUILD=${BUILD:-build-gpu}
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 {
-    date -u
-    uname -a
-    nvidia-smi || true
-    nvidia-smi --query-gpu=name,pci.bus_id,memory.total,driver_version,clocks.max.sm --format=csv || true
-    nvcc --version || true
-    cmake --version | head -1
-    mpirun --version 2>&1 | head -1 || echo "no mpirun"
-    echo "pkg-config hwloc: $(pkg-config --modversion hwloc 2>&1)"
-    echo "pkg-config mpfr: $(pkg-config --modversion mpfr 2>&1)"
-    echo "compute-sanitizer: $(command -v compute-sanitizer || echo missing)"
-    nproc
+    date -u; uname -a; nvidia-smi; nvidia-smi topo -m; nvcc --version; cmake --version | head -1
+    mpirun --version 2>&1 | head -1; echo "hwloc $(pkg-config --modversion hwloc 2>&1)"; nproc
 } >"$OUT/system.txt" 2>&1
-note "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+note "GPUs ($NGPU): $(nvidia-smi --query-gpu=name,pci.bus_id,driver_version --format=csv,noheader 2>/dev/null | tr '\n' ';')"
 
-# ---- configure and build -----------------------------------------------------
-CMAKE_ARGS=(-S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release)
-if ! pkg-config --exists mpfr 2>/dev/null && [ ! -f /usr/include/mpfr.h ]; then
-    # The exact-mode tests need MPFR as their reference; this machine has no
-    # network to install it. Let configure pass and build the targets this
-    # script runs only; the exact tests run in CI.
-    note "note: MPFR not installed here: exact-mode tests are not built on this machine"
-    CMAKE_ARGS+=(-DGR_MPFR_INCLUDE_DIR=/usr/include -DGR_MPFR_LIBRARY=mpfr-not-installed
-        -DGR_GMP_LIBRARY=gmp-not-installed)
-    BUILD_ALL=0
+# ---- 1. build ----------------------------------------------------------------------
+configure_args "$BUILD"
+step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
+step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu ||
+    { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
+G=$BUILD/gpureduce
+TEST=$BUILD/test_cuda_backend
+XTEST=$BUILD/test_exact_gpu
+
+# ---- 2. the gpu label ----------------------------------------------------------------
+step "ctest -L gpu" 240 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 200
+grep -E "tests passed|tests failed|\*\*\*|Failed" "$OUT/ctest-gpu.log" | sed 's/^/      /' | tee -a "$SUMMARY"
+
+# ---- 3. compute-sanitizer ------------------------------------------------------------------
+if command -v compute-sanitizer >/dev/null; then
+    S=$OUT/sanitizer.log
+    step "memcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$TEST" --small
+    step "racecheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$TEST" --small
+    step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
+    step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
+    step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
+    GR_BENCH_HOLD=0 step "racecheck bench ladder" 60 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 \
+        "$G" bench --backend cuda --min 4099 --max 4099 --dtype f32,i64 --variants v0,v1,v2,v3,v4,v5,v6,v7,v8 --iters 1 --warmup 0
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$S" | sort | uniq -c | sed 's/^/      /' | tee -a "$SUMMARY"
 else
-    BUILD_ALL=1
+    note "note: compute-sanitizer not found"
 fi
-step configure 90 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
-# What the GPU steps need first; the rest of the tree at the end, time allowing.
-step build-gpu-targets 240 "$OUT/build.log" cmake --build "$BUILD" -j16 --target test_cuda_backend gpureduce_cli ||
-    { note "stopping: build failed (see build.log)"; exit 1; }
-TEST_BIN=$(find "$BUILD" -name test_cuda_backend -type f -perm -u+x | head -1)
-CLI=$BUILD/gpureduce
 
-# ---- GPU tests ------------------------------------------------------------------
-# -V: the tests' own lines (check counts, the N > 2^32 timings) land in the log too
-step "ctest -L gpu" 270 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu -V --timeout 200
-grep -E "tests passed|tests failed|Total Test time|checks passed|checks FAILED|big:|SKIP" "$OUT/ctest-gpu.log" | sed 's/^/      /' | tee -a "$SUMMARY"
+# ---- 4. the benchmark (one GPU) -------------------------------------------------------------
+B=$OUT/bench.txt
+step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 --variants all --full
+step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \
+    --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e --format csv
+grep -E " (copy|memcpy|cub|cub-e2e|tuned|tuned-e2e|exact) " "$B" | sed 's/^/      /' | head -40 | tee -a "$SUMMARY"
 
-# ---- compute-sanitizer (small sizes) -------------------------------------------------
-for tool in memcheck racecheck initcheck; do
-    extra=()
-    [ $tool = memcheck ] && extra=(--leak-check full)
-    step "compute-sanitizer $tool" 120 "$OUT/sanitizer-$tool.log" \
-        $MPIRUN -np 1 compute-sanitizer --tool $tool "${extra[@]}" --error-exitcode 99 "$TEST_BIN" --small
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|checks passed" "$OUT/sanitizer-$tool.log" | sed 's/^/      /' |
-        tee -a "$SUMMARY"
-done
-
-# ---- CLI timings (the benchmark proper is a later issue) ---------------------------------
-if [ -x "$CLI" ]; then
-    for spec in "f32 sum 2^30 uniform" "f64 sum 2^29 uniform" "i32 sum 2^30 randint" "i64 sum 2^29 randint" \
-        "f32 max 2^30 normal" "i64 sumsq 2^29 stress"; do
-        set -- $spec
-        step "cli $1 $2 n=$3" 40 "$OUT/cli.log" \
-            $MPIRUN -np 1 "$CLI" --backend cuda --bind none --dtype "$1" --op "$2" --gen "$4" --n "$3" --repeat 20
+# ---- 5. two GPUs ------------------------------------------------------------------------------
+if [ "$NGPU" -ge 2 ]; then
+    M2="$MPIRUN -np 2"
+    X=$OUT/multi.txt
+    step "topo np2" 30 "$X" $M2 "$G" --topo
+    grep -E "^#  +[0-9]" "$X" | sed 's/^/      /' | tee -a "$SUMMARY"
+    for np in 1 2; do
+        step "exact f64 stress 2^30 np$np" 40 "$OUT/exact-np$np.json" $MPIRUN -np $np "$G" --mode exact --gen stress --dtype f64 --n 2^30 --repeat 3 --format json
     done
-    grep -E "^# gpureduce|^result|^local|bandwidth|repeatable" "$OUT/cli.log" | head -24 | sed 's/^/      /' | tee -a "$SUMMARY"
-fi
-
-if [ $BUILD_ALL -eq 1 ]; then
-    step build-all 120 "$OUT/build.log" cmake --build "$BUILD" -j16
+    step "exact f64 stress 2^26 cpu np2" 60 "$OUT/exact-cpu.json" $M2 "$G" --backend cpu --mode exact --gen stress --dtype f64 --n 2^26 --repeat 1 --format json
+    step "exact f64 stress 2^26 gpu np2" 30 "$OUT/exact-gpu26.json" $M2 "$G" --mode exact --gen stress --dtype f64 --n 2^26 --repeat 3 --format json
+    for f in exact-np1 exact-np2 exact-cpu exact-gpu26; do
+        note "      $f: $(grep -o '"result_hex": "[^"]*"' "$OUT/$f.json" 2>/dev/null) $(grep -o '"backend": "[^"]*"' "$OUT/$f.json" 2>/dev/null)"
+    done
+    rm -f "$OUT"/exact-*.json
+    step "scale weak 2^30" 60 "$X" $M2 "$G" scale --weak 2^30 --dtype f32 --repeat 50
+    step "scale strong 2^31" 60 "$X" $M2 "$G" scale --strong 2^31 --dtype f32 --repeat 50
+    grep -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$X" | sed 's/^/      /' | tee -a "$SUMMARY"
+    step "bench distributed rows" 150 "$OUT/dist.csv" $M2 "$G" bench --variants gr,cub+mpi,cub+nccl --dtype f32 \
+        --min 2^16 --max 2^31 --factor 4 --iters 50 --format csv
 fi
 
 note "overall: $([ $failed -eq 0 ] && echo PASS || echo FAIL)"

@@ -4,7 +4,7 @@
 # where there are two GPUs; every dtype, sizes with tails and one rotated;
 # each row must pass its exact gates over global indices (#wrong 0) and print
 # a time no smaller than its slowest rank's median. Exits 77 (SKIP) where no
-# GPU is visible. jobs/h200x2-dist.sh runs the measurement.
+# GPU is visible. jobs/h200-check.sh runs the measurement on 2 GPUs.
 . "$(dirname "$0")/../cli/lib.sh"
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
