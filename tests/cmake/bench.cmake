@@ -1,6 +1,6 @@
 # `gpureduce bench`: the harness on the cpu backend anywhere (label cli), and a
 # short cuda sweep of every row and dtype where a GPU is visible (label gpu;
-# SKIP, exit 77, elsewhere). jobs/h200-bench.sh runs the full sweep.
+# SKIP, exit 77, elsewhere). jobs/h200-check.sh runs the full sweep.
 if(GR_WITH_CUDA)
   set(GR_BENCH_CUDA_ENV "GR_WITH_CUDA=ON")
 else()

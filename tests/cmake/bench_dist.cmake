@@ -1,7 +1,7 @@
 # The distributed rows of `gpureduce bench` (src/cli/bench_dist.c): `gr` on the
 # cpu backend under mpirun np 1..3 anywhere (label cli); gr, cub+mpi and
 # cub+nccl on the GPUs where one is visible (label gpu; SKIP, exit 77,
-# elsewhere). jobs/h200x2-dist.sh runs the 2-GPU measurement.
+# elsewhere). jobs/h200-check.sh runs the 2-GPU measurement.
 if(GR_WITH_CUDA)
   set(GR_BENCH_DIST_ENV "GR_WITH_CUDA=ON")
 else()
