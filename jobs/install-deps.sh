@@ -7,7 +7,7 @@ PKGS="build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev h
 # Test-only packages, with --with-test-deps (CI): a real single-node Slurm
 # for tests/slurm (label slurm), gnuplot for jobs/plot, clang for the fuzz test. Not by default:
 # they install and enable daemons (munged, slurmd) a workstation need not run.
-GR_TEST_PKGS="slurmctld slurmd slurm-client munge gnuplot-nox clang"
+GR_TEST_PKGS="slurmctld slurmd slurm-client munge gnuplot-nox clang libclang-rt-dev"
 if [ "${1:-}" = --with-test-deps ]; then PKGS="$PKGS $GR_TEST_PKGS"; fi
 PKGS="$PKGS ${GR_EXTRA_PKGS:-}"
 missing=""
