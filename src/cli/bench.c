@@ -243,32 +243,12 @@ static int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t
     o->check = 1;
     o->backend = GR_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h"))
-            a = "--help";
-        if (strncmp(a, "--", 2) != 0)
-            BERR("bench: unexpected argument '%s'", a);
-        const char *name = a + 2;
-        const char *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const bench_option_t *opt = NULL;
-        for (int k = 0; k < BENCH_NOPTIONS; ++k)
-            if (strlen(bench_options[k].name) == nlen && !strncmp(bench_options[k].name, name, nlen))
-                opt = &bench_options[k];
-        if (!opt)
-            BERR("bench: unknown option '%.*s'", (int)(nlen + 2), a);
+        int k = 0;
         const char *val = NULL;
-        if (opt->arg) {
-            if (eq)
-                val = eq + 1;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else
-                BERR("--%s needs a value (%s)", opt->name, opt->arg);
-        } else if (eq) {
-            BERR("--%s takes no value", opt->name);
-        }
-        if (opt->set(o, val, err, len))
+        if (cli_next_option(argc, argv, &i, bench_options, sizeof(bench_options[0]), BENCH_NOPTIONS, "", &k,
+                            &val, err, len))
+            return CLI_EXIT_USAGE;
+        if (bench_options[k].set(o, val, err, len))
             return CLI_EXIT_USAGE;
     }
     return 0;

@@ -46,6 +46,13 @@ int cli_usage_error(const char *cmd, const char *msg);
  * (clocks settle); collective over comm, which must be ctx's communicator. */
 void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, const gr_desc_t *d, int min_runs);
 
+/* The one argv walker: match argv[*i] ("--name", "--name=value", "--name
+ * value", "-h") against a table whose entries start with {name, arg}
+ * (stride bytes apart); sets *which and *val (NULL for flags) and advances *i
+ * past a separate value. CLI_EXIT_USAGE with a message in err otherwise. */
+int cli_next_option(int argc, char **argv, int *i, const void *table, size_t stride, int n, const char *prefix,
+                    int *which, const char **val, char *err, size_t len);
+
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);

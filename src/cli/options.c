@@ -324,6 +324,47 @@ void cli_usage(FILE *f)
     fprintf(f, "\nexample: mpirun -np 2 gpureduce --n 2^28 --dtype f64 --op sum --verify\n");
 }
 
+/* Entries of every option table start with these two fields. */
+typedef struct cli_optname {
+    const char *name;
+    const char *arg;
+} cli_optname_t;
+
+int cli_next_option(int argc, char **argv, int *i, const void *table, size_t stride, int n, const char *prefix,
+                    int *which, const char **val, char *err, size_t len)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "-h"))
+        a = "--help";
+    if (strncmp(a, "--", 2) != 0)
+        ERR("%sunexpected argument '%s'", prefix, a);
+    const char *name = a + 2;
+    const char *eq = strchr(name, '=');
+    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+    const cli_optname_t *opt = NULL;
+    for (int k = 0; k < n; ++k) {
+        const cli_optname_t *e = (const cli_optname_t *)(const void *)((const char *)table + (size_t)k * stride);
+        if (strlen(e->name) == nlen && !strncmp(e->name, name, nlen)) {
+            opt = e;
+            *which = k;
+        }
+    }
+    if (!opt)
+        ERR("%sunknown option '%.*s'", prefix, (int)(nlen + 2), a);
+    *val = NULL;
+    if (opt->arg) {
+        if (eq)
+            *val = eq + 1;
+        else if (*i + 1 < argc)
+            *val = argv[++*i];
+        else
+            ERR("--%s needs a value (%s)", opt->name, opt->arg);
+    } else if (eq) {
+        ERR("--%s takes no value", opt->name);
+    }
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
 {
     memset(o, 0, sizeof(*o));
@@ -345,34 +386,13 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
         first = 2;
     }
     for (int i = first; i < argc; ++i) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h"))
-            a = "--help";
-        if (strncmp(a, "--", 2) != 0)
-            ERR("unexpected argument '%s'", a);
-        const char *name = a + 2;
-        const char *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const cli_option_t *opt = NULL;
-        for (int k = 0; k < NOPTIONS; ++k)
-            if (strlen(options[k].name) == nlen && !strncmp(options[k].name, name, nlen))
-                opt = &options[k];
-        if (!opt)
-            ERR("unknown option '%.*s'", (int)(nlen + 2), a);
+        int k = 0;
         const char *val = NULL;
-        if (opt->arg) {
-            if (eq)
-                val = eq + 1;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else
-                ERR("--%s needs a value (%s)", opt->name, opt->arg);
-        } else if (eq) {
-            ERR("--%s takes no value", opt->name);
-        }
-        if (opt->set(o, val, err, len))
+        if (cli_next_option(argc, argv, &i, options, sizeof(options[0]), NOPTIONS, "", &k, &val, err, len))
             return CLI_EXIT_USAGE;
-        o->given |= (uint64_t)1 << (opt - options);
+        if (options[k].set(o, val, err, len))
+            return CLI_EXIT_USAGE;
+        o->given |= (uint64_t)1 << k;
     }
     if (o->have_n && o->have_per_rank)
         ERR("--n and --per-rank exclude each other: give the global count or the count per rank");
