@@ -57,18 +57,6 @@ typedef struct bench_option {
         return CLI_EXIT_USAGE;           \
     } while (0)
 
-static int parse_int(const char *a, int lo, int hi, int *v)
-{
-    if (!a || !*a)
-        return -1;
-    char *end = NULL;
-    long x = strtol(a, &end, 10);
-    if (*end || x < lo || x > hi)
-        return -1;
-    *v = (int)x;
-    return 0;
-}
-
 static int set_min(bench_opts_t *o, const char *a, char *err, size_t len)
 {
     if (gr_parse_size(a, &o->min) != GR_SUCCESS || o->min == 0)
@@ -88,7 +76,7 @@ static int set_max(bench_opts_t *o, const char *a, char *err, size_t len)
 static int set_factor(bench_opts_t *o, const char *a, char *err, size_t len)
 {
     int f;
-    if (parse_int(a, 2, 1 << 20, &f))
+    if (cli_parse_int(a, 2, 1 << 20, &f))
         BERR("--factor: '%s' is not an integer in 2..1048576", a);
     o->factor = (uint64_t)f;
     return 0;
@@ -136,7 +124,7 @@ static int set_variants(bench_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_iters(bench_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 1, 1000000, &o->iters))
+    if (cli_parse_int(a, 1, 1000000, &o->iters))
         BERR("--iters: '%s' is not an integer in 1..1000000", a);
     o->have_iters = 1;
     return 0;
@@ -144,14 +132,14 @@ static int set_iters(bench_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_warmup(bench_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 0, 1000000, &o->warmup))
+    if (cli_parse_int(a, 0, 1000000, &o->warmup))
         BERR("--warmup: '%s' is not an integer in 0..1000000", a);
     return 0;
 }
 
 static int set_check(bench_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 0, 1000, &o->check))
+    if (cli_parse_int(a, 0, 1000, &o->check))
         BERR("--check: '%s' is not an integer in 0..1000", a);
     return 0;
 }
@@ -195,7 +183,7 @@ static int set_bind(bench_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_threads(bench_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 1, 256, &o->cfg.cpu_threads))
+    if (cli_parse_int(a, 1, 256, &o->cfg.cpu_threads))
         BERR("--threads: '%s' is not an integer in 1..256", a);
     return 0;
 }

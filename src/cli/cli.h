@@ -53,6 +53,11 @@ void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, c
 int cli_next_option(int argc, char **argv, int *i, const void *table, size_t stride, int n, const char *prefix,
                     int *which, const char **val, char *err, size_t len);
 
+/* Integer option value in [lo, hi]: 0, or -1 when a is not one. */
+int cli_parse_int(const char *a, int lo, int hi, int *v);
+/* The result and its repeat flag live on the root; rank 0 prints: move them there. */
+void cli_root_to_rank0(int root, void *result, size_t bytes, int *repeatable);
+
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);

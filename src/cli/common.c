@@ -53,3 +53,20 @@ void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, c
             cli_die(cmd, r, "a warm-up reduction");
     }
 }
+
+void cli_root_to_rank0(int root, void *result, size_t bytes, int *repeatable)
+{
+    int rank = 0;
+    if (root == 0)
+        return;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == root) {
+        if (MPI_Send(result, (int)bytes, MPI_BYTE, 0, 7201, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            MPI_Send(repeatable, 1, MPI_INT, 0, 7202, MPI_COMM_WORLD) != MPI_SUCCESS)
+            cli_die("gpureduce", GR_ERR_MPI, "sending the result to rank 0");
+    } else if (rank == 0) {
+        if (MPI_Recv(result, (int)bytes, MPI_BYTE, root, 7201, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+            MPI_Recv(repeatable, 1, MPI_INT, root, 7202, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            cli_die("gpureduce", GR_ERR_MPI, "receiving the result from the root");
+    }
+}

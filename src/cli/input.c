@@ -121,15 +121,7 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
         for (int k = 1; k < R; ++k)
             if (!same_stats(&vals[k], &vals[0]))
                 repeatable = 0;
-    if (o->desc.root != 0) {
-        if (g_rank == o->desc.root) {
-            MPI_Send(&st, (int)sizeof(st), MPI_BYTE, 0, 7303, MPI_COMM_WORLD);
-            MPI_Send(&repeatable, 1, MPI_INT, 0, 7304, MPI_COMM_WORLD);
-        } else if (g_rank == 0) {
-            MPI_Recv(&st, (int)sizeof(st), MPI_BYTE, o->desc.root, 7303, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Recv(&repeatable, 1, MPI_INT, o->desc.root, 7304, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    }
+    cli_root_to_rank0(o->desc.root, &st, sizeof(st), &repeatable);
     if (g_rank == 0) {
         double rmed, rmin, rmax, tmed, tmin, tmax;
         stats3(mr, R, &rmed, &rmin, &rmax);
@@ -292,15 +284,7 @@ int cli_input_run(cli_opts_t *o)
         for (int k = 1; k < R; ++k)
             if (!same_bits(&vals[k], &vals[0]))
                 repeatable = 0;
-    if (o->desc.root != 0) {
-        if (g_rank == o->desc.root) {
-            MPI_Send(&res, (int)sizeof(res), MPI_BYTE, 0, 7301, MPI_COMM_WORLD);
-            MPI_Send(&repeatable, 1, MPI_INT, 0, 7302, MPI_COMM_WORLD);
-        } else if (g_rank == 0) {
-            MPI_Recv(&res, (int)sizeof(res), MPI_BYTE, o->desc.root, 7301, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Recv(&repeatable, 1, MPI_INT, o->desc.root, 7302, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    }
+    cli_root_to_rank0(o->desc.root, &res, sizeof(res), &repeatable);
 
     FILE *out = stdout;
     if (g_rank == 0) {

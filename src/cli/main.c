@@ -158,15 +158,7 @@ static int run_reduce(cli_opts_t *o)
         for (int k = 1; k < R; ++k)
             if (!same_value(&vals[k], &vals[0]))
                 repeatable = 0;
-    if (o->desc.root != 0) {
-        if (g_rank == o->desc.root) {
-            MPI_Send(&res, (int)sizeof(res), MPI_BYTE, 0, 7201, MPI_COMM_WORLD);
-            MPI_Send(&repeatable, 1, MPI_INT, 0, 7202, MPI_COMM_WORLD);
-        } else if (g_rank == 0) {
-            MPI_Recv(&res, (int)sizeof(res), MPI_BYTE, o->desc.root, 7201, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Recv(&repeatable, 1, MPI_INT, o->desc.root, 7202, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    }
+    cli_root_to_rank0(o->desc.root, &res, sizeof(res), &repeatable);
 
     int verify_fail = 0;
     gr_value_t ref;

@@ -124,7 +124,7 @@ static int parse_u64(const char *a, uint64_t *v)
     return 0;
 }
 
-static int parse_int(const char *a, int lo, int hi, int *v)
+int cli_parse_int(const char *a, int lo, int hi, int *v)
 {
     if (!a || !*a)
         return -1;
@@ -165,14 +165,14 @@ static int set_mode(cli_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_repeat(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 1, 1000000, &o->repeat))
+    if (cli_parse_int(a, 1, 1000000, &o->repeat))
         ERR("--repeat: '%s' is not an integer in 1..1000000", a);
     return 0;
 }
 
 static int set_warmup(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 0, 1000000, &o->warmup))
+    if (cli_parse_int(a, 0, 1000000, &o->warmup))
         ERR("--warmup: '%s' is not an integer in 0..1000000", a);
     return 0;
 }
@@ -199,28 +199,28 @@ static int set_bind(cli_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_threads(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 1, 256, &o->cfg.cpu_threads))
+    if (cli_parse_int(a, 1, 256, &o->cfg.cpu_threads))
         ERR("--threads: '%s' is not an integer in 1..256", a);
     return 0;
 }
 
 static int set_root(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 0, 1 << 30, &o->desc.root))
+    if (cli_parse_int(a, 0, 1 << 30, &o->desc.root))
         ERR("--root: '%s' is not a rank number", a);
     return 0;
 }
 
 static int set_cuda_grid(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 1, 1 << 24, &o->cfg.cuda_grid))
+    if (cli_parse_int(a, 1, 1 << 24, &o->cfg.cuda_grid))
         ERR("--cuda-grid: '%s' is not a block count in 1..16777216", a);
     return 0;
 }
 
 static int set_cuda_block(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_int(a, 32, 1024, &o->cfg.cuda_block))
+    if (cli_parse_int(a, 32, 1024, &o->cfg.cuda_block))
         ERR("--cuda-block: '%s' is not a block size in 32..1024", a);
     return 0;
 }
