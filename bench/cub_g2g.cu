@@ -97,6 +97,18 @@ extern "C" cudaError_t gr_bench_cub_g2g_sum(int dtype, const void *in, uint64_t 
     }
 }
 
+/* The sum in the input's own type for floats (f32 data summed into a float,
+ * as a CUB user with f32 data would write it); integers as above. */
+extern "C" cudaError_t gr_bench_cub_g2g_sum_same(int dtype, const void *in, uint64_t n, void *out, void *temp,
+                                                 size_t *temp_bytes, cudaStream_t stream)
+{
+    if (!temp_bytes)
+        return cudaErrorInvalidValue;
+    if (dtype == GR_C_F32)
+        return g2g_sum_typed<float, float>(in, n, out, temp, temp_bytes, stream);
+    return gr_bench_cub_g2g_sum(dtype, in, n, out, temp, temp_bytes, stream);
+}
+
 #else /* no GR_CCCL_INCLUDE: the row is absent */
 
 extern "C" int gr_bench_cub_g2g_available(void) { return 0; }
@@ -107,6 +119,12 @@ extern "C" cudaError_t gr_bench_cub_g2g_sum(int dtype, const void *in, uint64_t 
 {
     (void)dtype, (void)in, (void)n, (void)out, (void)temp, (void)temp_bytes, (void)stream;
     return cudaErrorNotSupported;
+}
+
+extern "C" cudaError_t gr_bench_cub_g2g_sum_same(int dtype, const void *in, uint64_t n, void *out, void *temp,
+                                                 size_t *temp_bytes, cudaStream_t stream)
+{
+    return gr_bench_cub_g2g_sum(dtype, in, n, out, temp, temp_bytes, stream);
 }
 
 #endif

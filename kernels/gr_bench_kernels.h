@@ -121,6 +121,10 @@ int gr_bench_cub_g2g_available(void);
 int gr_bench_cub_g2g_version(void);
 cudaError_t gr_bench_cub_g2g_sum(int dtype, const void *in, uint64_t n, void *out, void *temp, size_t *temp_bytes,
                                  cudaStream_t stream);
+/* The same with f32 input summed into a float (the input's own type; the row
+ * cub-g2g-f32); f64 and integers as gr_bench_cub_g2g_sum. */
+cudaError_t gr_bench_cub_g2g_sum_same(int dtype, const void *in, uint64_t n, void *out, void *temp,
+                                      size_t *temp_bytes, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -370,6 +370,8 @@ static const bench_variant_t bench_variants[] = {
      BENCH_TIME_GPU, ROW_CUB, 1, bench_cuda_run_cub, 0, NULL},
     {"cub-g2g", "cub::DeviceReduce::Sum, gpu_to_gpu determinism (newer CCCL)", GR_BACKEND_CUDA, BENCH_TIME_GPU,
      ROW_PLAIN, 1, bench_cuda_run_cub_g2g, 0, NULL},
+    {"cub-g2g-f32", "cub-g2g with the sum in the input's type (f32 data into a float); gate: exact sum in f32 +-1 ulp",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_cub_g2g, 1, NULL},
     {"cub-e2e", "cub + cudaMemcpyAsync of the sum to pinned host memory + sync; host clock", GR_BACKEND_CUDA,
      BENCH_TIME_HOST, ROW_CUB_E2E, 1, bench_cuda_run_cub_e2e, 0, NULL},
     {"tuned", "gpureduce fast mode: one launch, last block writes mapped host memory", GR_BACKEND_CUDA,
@@ -417,7 +419,7 @@ static const bench_variant_t bench_variants[] = {
 static int variant_built(const bench_variant_t *v)
 {
 #ifdef GR_WITH_CUDA
-    if (!strcmp(v->name, "cub-g2g"))
+    if (!strncmp(v->name, "cub-g2g", 7))
         return bench_cuda_have_g2g();
 #endif
     if (!strcmp(v->name, "cub+nccl"))
@@ -499,6 +501,11 @@ static int result_ok(const bench_result_t *res, uint64_t expected)
     const uint64_t want = expected * (res->ranks ? res->ranks : 1u);
     if (res->is_int)
         return res->i == (int64_t)want;
+    if (res->f32_out) { /* a float sum: the exact sum rounded to f32, give or take one ulp of it */
+        const float w = (float)want;
+        return res->f == (double)w || res->f == (double)nextafterf(w, INFINITY) ||
+               res->f == (double)nextafterf(w, 0.0f);
+    }
     return res->f == (double)want; /* exact: every partial sum is an integer below 2^53 */
 }
 
@@ -1124,9 +1131,10 @@ int cli_bench_main(int argc, char **argv)
             }
 #ifdef GR_WITH_CUDA
             else {
+                const int want_g2g = sel_has(sel, "cub-g2g") || sel_has(sel, "cub-g2g-f32");
                 r = bench_cuda_plan(cuda, n, t, &g);
                 if (r == GR_SUCCESS)
-                    r = bench_cuda_group_begin(cuda, &g, sel_has(sel, "cub-g2g"), sel_has(sel, "tuned") ||
+                    r = bench_cuda_group_begin(cuda, &g, want_g2g, sel_has(sel, "tuned") ||
                                                                                      sel_has(sel, "tuned-e2e") ||
                                                                                      sel_has(sel, "exact") ||
                                                                                      sel_has(sel, "exact-e2e"));

@@ -40,6 +40,7 @@ typedef struct bench_result {
     double f;
     uint64_t mismatches; /* BENCH_RES_MISMATCH: words that differ from the input */
     uint64_t ranks;      /* the value sums this many ranks' data (0 = 1) */
+    int f32_out;         /* .f is a float result: the gate is the exact sum rounded to f32, +-1 ulp */
 } bench_result_t;
 
 /*
@@ -90,6 +91,7 @@ int bench_cuda_run_copy(void *env, int arg, int buf, bench_result_t *res, double
 int bench_cuda_run_memcpy(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_cub(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_cub_g2g(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+/* arg 1: the sum in the input's own type (cub-g2g-f32) */
 int bench_cuda_run_cub_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_tuned(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_tuned_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s);

@@ -255,8 +255,13 @@ gr_result_t bench_cuda_group_begin(bench_cuda_t *c, const bench_group_t *g, int 
     c->have_g2g = want_g2g && gr_bench_cub_g2g_available();
     if (c->have_g2g) {
         c->g2g_temp_bytes = 0;
+        size_t same_bytes = 0; /* the float-output instance (cub-g2g-f32) may ask for another size */
         GR_CUDA_CHECK_GOTO(gr_bench_cub_g2g_sum((int)g->dtype, c->in[0], g->n, c->acc_dev, NULL,
                                                 &c->g2g_temp_bytes, c->stream), r, fail);
+        GR_CUDA_CHECK_GOTO(gr_bench_cub_g2g_sum_same((int)g->dtype, c->in[0], g->n, c->acc_dev, NULL,
+                                                     &same_bytes, c->stream), r, fail);
+        if (same_bytes > c->g2g_temp_bytes)
+            c->g2g_temp_bytes = same_bytes;
         GR_CUDA_CHECK_GOTO(cudaMalloc(&c->g2g_temp, c->g2g_temp_bytes), r, fail);
     }
     c->have_tuned = want_tuned;
@@ -463,6 +468,21 @@ int bench_cuda_run_cub_g2g(void *env, int arg, int buf, bench_result_t *res, dou
     bench_cuda_t *c = env;
     if (!c->have_g2g)
         GR_FAIL(GR_ERR_NOT_BUILT, "the cub-g2g row is not built in: configure with -DGR_CCCL_INCLUDE=<dir>");
+    if (arg == 1 && c->g.dtype == GR_F32) {
+        /* the sum in float: what a CUB user summing f32 data gets */
+        GR_CUDA_CHECK(gr_bench_cub_g2g_sum_same((int)c->g.dtype, c->in[buf], c->g.n, c->acc_dev, c->g2g_temp,
+                                                &c->g2g_temp_bytes, c->stream));
+        if (res) {
+            float v;
+            GR_CUDA_CHECK(cudaMemcpyAsync(&v, c->acc_dev, sizeof(v), cudaMemcpyDeviceToHost, c->stream));
+            GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+            memset(res, 0, sizeof(*res));
+            res->kind = BENCH_RES_VALUE;
+            res->f = (double)v;
+            res->f32_out = 1;
+        }
+        return 0;
+    }
     GR_CUDA_CHECK(gr_bench_cub_g2g_sum((int)c->g.dtype, c->in[buf], c->g.n, c->acc_dev, c->g2g_temp,
                                        &c->g2g_temp_bytes, c->stream));
     if (res)
