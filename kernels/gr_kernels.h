@@ -80,9 +80,12 @@ void gr_cuda_result_poison(gr_local_t *slot);
  * poison (a NaN input of that exact payload, say) never passes the poll; it
  * is read after the fallback. Fallback after spin_ns nanoseconds (0: at
  * once): cudaEventSynchronize(ev), or cudaStreamSynchronize(stream) when ev
- * is NULL, then the slot is read as it is. After a successful poll,
- * cudaStreamQuery reports any error the stream has already met. Returns that
- * status; the caller checks out->count and out->reserved (== seq).
+ * is NULL, then the slot is read as it is. A successful poll returns
+ * cudaSuccess with no driver call: the last block wrote the result at its end,
+ * so the launch and everything before it on the stream ran (an error before
+ * it would have stopped the kernel, and the poll would have timed out into
+ * the sync, which reports it). Returns that status; the caller checks
+ * out->count and out->reserved (== seq).
  */
 cudaError_t gr_cuda_reduce_wait(gr_local_t *slot, unsigned int seq, cudaStream_t stream, cudaEvent_t ev,
                                 uint64_t spin_ns, gr_local_t *out);

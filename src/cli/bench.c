@@ -38,6 +38,8 @@ typedef struct bench_opts {
     int have_iters; /* the distributed rows run BENCH_DIST_ITERS_DEFAULT unless --iters is given */
     gr_backend_t backend;
     int full, help;
+    int timing_launch; /* --timing launch: no hold kernel, runs go at the host's launch rate */
+    int cache_hot;     /* --cache hot: one buffer, every run reads it again (no rotation) */
     cli_format_t format;
     gr_config_t cfg;
 } bench_opts_t;
@@ -170,6 +172,28 @@ static int set_format(bench_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+static int set_timing(bench_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!strcmp(a, "gpu"))
+        o->timing_launch = 0;
+    else if (!strcmp(a, "launch"))
+        o->timing_launch = 1;
+    else
+        BERR("--timing: unknown mode '%s' (use gpu or launch)", a);
+    return 0;
+}
+
+static int set_cache(bench_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!strcmp(a, "cold"))
+        o->cache_hot = 0;
+    else if (!strcmp(a, "hot"))
+        o->cache_hot = 1;
+    else
+        BERR("--cache: unknown mode '%s' (use cold or hot)", a);
+    return 0;
+}
+
 static int set_bind(bench_opts_t *o, const char *a, char *err, size_t len)
 {
     static const char *const names[] = {"gpu", "launcher", "none"};
@@ -213,6 +237,11 @@ static const bench_option_t bench_options[] = {
     {"backend", "B", "cuda | cpu | auto (default auto: cuda when a GPU is visible)", set_backend},
     {"full", NULL, "also print min, max and p99 of the timed runs", set_full},
     {"format", "F", "table | csv | json (default table)", set_format},
+    {"timing", "M", "gpu (default): GPU-timed rows run back to back behind a hold kernel, so the table shows GPU "
+                    "time; launch: no hold, each run is issued when the host gets to it (what a loop of calls sees: "
+                    "small sizes then pay each launch's host cost)", set_timing},
+    {"cache", "M", "cold (default): rotate over buffers of >= 2x L2 so every run reads HBM; hot: one buffer, read "
+                   "again by every run (data a previous kernel just wrote; mem column L2 when it fits)", set_cache},
     {"bind", "P", "gpu | launcher | none (default gpu), as for a reduction", set_bind},
     {"threads", "N", "cpu backend threads (default: cores this rank may use)", set_threads},
     {"help", NULL, "this text", set_help},
@@ -868,7 +897,9 @@ static void print_header(bench_run_t *b, gr_ctx_t ctx, const uint64_t *sizes, in
             fprintf(f, "], \"dtypes\": [");
             for (int i = 0; i < o->ndtypes; ++i)
                 fprintf(f, "%s\"%s\"", i ? ", " : "", gr_dtype_name((gr_dtype_t)o->dtypes[i]));
-            fprintf(f, "], \"block\": %d},\n", b->backend == GR_BACKEND_CUDA ? 256 : 0);
+            fprintf(f, "], \"block\": %d, \"timing\": \"%s\", \"cache\": \"%s\"},\n",
+                    b->backend == GR_BACKEND_CUDA ? 256 : 0, o->timing_launch ? "launch" : "gpu",
+                    o->cache_hot ? "hot" : "cold");
             if (b->have_dev) {
                 const bench_device_info_t *d = &b->dev;
                 fprintf(f, "  \"device\": {\"name\": ");
@@ -883,6 +914,12 @@ static void print_header(bench_run_t *b, gr_ctx_t ctx, const uint64_t *sizes, in
             fprintf(f, "# gpureduce %s bench: np %d, backend %s, iters %d (median shown), warmup %d, check %d per "
                        "gate (all ones, iota)\n",
                     GR_VERSION_STRING, b->np, gr_backend_name(b->backend), o->iters, o->warmup, o->check);
+            if (b->backend == GR_BACKEND_CUDA)
+                fprintf(f, "# timing %s, cache %s\n",
+                        o->timing_launch ? "launch (no hold kernel: runs go at the host's launch rate)"
+                                         : "gpu (runs queued behind a hold kernel: GPU time)",
+                        o->cache_hot ? "hot (one buffer, read by every run)"
+                                     : "cold (rotation over >= 2x L2 where the buffer is smaller)");
             fprintf(f, "# sizes (elements per rank): ");
             print_sizes(f, sizes, nsizes);
             fprintf(f, "; dtypes:");
@@ -1073,6 +1110,7 @@ int cli_bench_main(int argc, char **argv)
         r = bench_cuda_open(gr_ctx_device(ctx), &cuda, &b.dev);
         if (r != GR_SUCCESS)
             cli_die("gpureduce bench", r, "setting up the GPU");
+        bench_cuda_set_modes(cuda, !o.timing_launch, o.cache_hot);
         b.have_dev = 1;
     }
 #endif

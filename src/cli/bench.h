@@ -27,7 +27,7 @@ typedef struct bench_group {
     gr_dtype_t dtype;
     uint64_t bytes;    /* n x element size: what every row reads */
     int nbuf;          /* input buffers in rotation */
-    int in_l2;         /* the rotation set is smaller than 2 x L2 */
+    int in_l2;         /* the rotation set is smaller than 2 x L2 (--cache hot: the buffer fits in L2) */
 } bench_group_t;
 
 typedef enum bench_res_kind { BENCH_RES_VALUE = 0, BENCH_RES_MISMATCH = 1 } bench_res_kind_t;
@@ -71,6 +71,10 @@ typedef struct bench_cuda bench_cuda_t;
 #ifdef GR_WITH_CUDA
 /* Set up on `device` (the context's GPU). */
 gr_result_t bench_cuda_open(int device, bench_cuda_t **out, bench_device_info_t *info);
+/* use_hold: GPU-timed rows queue behind the hold kernel (--timing gpu); hot:
+ * one buffer per group, no rotation (--cache hot). GR_BENCH_HOLD=0 in the
+ * environment still turns the hold off (tools that serialize launches). */
+void bench_cuda_set_modes(bench_cuda_t *c, int use_hold, int hot);
 void bench_cuda_close(bench_cuda_t *c);
 /* Plan the group's rotation set within free memory; GR_ERR_DEVMEM when even one buffer pair does not fit. */
 gr_result_t bench_cuda_plan(bench_cuda_t *c, uint64_t n, gr_dtype_t t, bench_group_t *g);

@@ -44,7 +44,8 @@ struct bench_cuda {
     int *hold_host, *hold_dev;
     int *late_host, *late_dev;
     int hold_gen;
-    int use_hold; /* GR_BENCH_HOLD=0 turns it off (tools that serialize launches) */
+    int use_hold; /* --timing launch or GR_BENCH_HOLD=0 turns it off (tools that serialize launches) */
+    int hot;      /* --cache hot: no rotation */
     /* tuned: result slot in mapped host memory, and the last launch's sequence number */
     gr_local_t *res_host, *res_dev;
     unsigned int tuned_seq;
@@ -196,6 +197,13 @@ static uint64_t partials_needed(const bench_cuda_t *c, uint64_t n, gr_dtype_t t)
     return most;
 }
 
+void bench_cuda_set_modes(bench_cuda_t *c, int use_hold, int hot)
+{
+    const char *hold_env = getenv("GR_BENCH_HOLD");
+    c->use_hold = use_hold && !(hold_env && !strcmp(hold_env, "0"));
+    c->hot = hot;
+}
+
 gr_result_t bench_cuda_plan(bench_cuda_t *c, uint64_t n, gr_dtype_t t, bench_group_t *g)
 {
     memset(g, 0, sizeof(*g));
@@ -204,7 +212,7 @@ gr_result_t bench_cuda_plan(bench_cuda_t *c, uint64_t n, gr_dtype_t t, bench_gro
     g->bytes = n * (uint64_t)gr_dtype_size(t);
     const uint64_t set = 2 * c->info.l2_bytes; /* reads from HBM once the set is twice the L2 */
     uint64_t nbuf = 1;
-    if (g->bytes < set)
+    if (g->bytes < set && !c->hot)
         nbuf = (set + g->bytes - 1) / g->bytes;
     if (nbuf > BENCH_MAX_BUFS)
         nbuf = BENCH_MAX_BUFS;
@@ -221,7 +229,7 @@ gr_result_t bench_cuda_plan(bench_cuda_t *c, uint64_t n, gr_dtype_t t, bench_gro
         return GR_ERR_DEVMEM;
     }
     g->nbuf = (int)nbuf;
-    g->in_l2 = nbuf * g->bytes < set;
+    g->in_l2 = c->hot ? g->bytes <= c->info.l2_bytes : nbuf * g->bytes < set;
     return GR_SUCCESS;
 }
 
