@@ -7,9 +7,11 @@
 #   1. configure + build (Release, sm_90, every GPU target)
 #   2. ctest -L gpu (CUDA vs CPU on every dtype/op/awkward N, exact mode, bench gates)
 #   3. compute-sanitizer memcheck, racecheck, initcheck on the GPU test programs (small sizes)
-#   4. gpureduce bench: f32 sweep 2^20..2^30 with --full, and every dtype at 2^30
-#   5. with 2 or more GPUs: placement (--topo), exact-mode bit identity over np 1, np 2
-#      and the cpu backend, weak/strong scaling, the distributed rows (gr, cub+mpi, cub+nccl)
+#   4. gpureduce bench: f32 sweep 2^20..2^30 with --full, every dtype at 2^30, the small sizes
+#      with --timing launch (--cache hot and cold), exact against cub-g2g (with .cccl/include)
+#   5. with 2 or more GPUs (np = every GPU): placement (--topo), exact-mode bit identity over
+#      np = 1..NGPU and the cpu backend, weak/strong scaling, the distributed rows (gr, cub+mpi,
+#      cub+nccl)
 # Logs and CSV under $OUT (./out when unset); $OUT/summary.txt has one line per step.
 # Every step has a time limit inside DEADLINE seconds (default 560), so the script
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
@@ -35,6 +37,9 @@ note "GPUs ($NGPU): $(nvidia-smi --query-gpu=name,pci.bus_id,driver_version --fo
 
 # ---- 1. build ----------------------------------------------------------------------
 configure_args "$BUILD"
+# the cub-g2g rows: newer CCCL headers carried beside the tree (.cccl/include, e.g. from the
+# PyPI package cuda-cccl; not in git), as issue 5's comparison needs
+[ -f .cccl/include/cub/device/device_reduce.cuh ] && CMAKE_ARGS+=(-DGR_CCCL_INCLUDE="$PWD/.cccl/include")
 step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
 step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu ||
     { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
@@ -69,26 +74,48 @@ want bench && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend
 want bench && step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \
     --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e --format csv
 grep -E " (copy|memcpy|cub|cub-e2e|tuned|tuned-e2e|exact) " "$B" | sed 's/^/      /' | head -40 | tee -a "$SUMMARY"
+# the small sizes in the regime of issue 3's CUB figures (launch-bound, data in L2), same rows
+BR=$OUT/bench-regimes.txt
+want bench && step "bench small, --timing launch --cache hot" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
+    --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch --cache hot
+want bench && step "bench small, --timing launch (cold)" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
+    --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch
+# exact mode against CUB's reproducible sum (issue 5), when the cub-g2g rows are built
+if "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
+    want bench && step "bench exact vs cub-g2g" 90 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 --factor 8 \
+        --dtype f32,f64 --variants cub,cub-g2g,cub-g2g-f32,tuned,exact
+else
+    note "note: cub-g2g rows not built (no .cccl/include carried)"
+fi
 
-# ---- 5. two GPUs ------------------------------------------------------------------------------
+# ---- 5. several GPUs (every GPU of the machine: 2 on nvidia-h200-x2, 4 or 8 on the wider kinds) ---------
+# One rank per GPU, np = NGPU; exact-mode identity over np = 1..NGPU; weak and strong scaling
+# (strong: 2^31 elements on 2 GPUs, 2^33 on 4 or more, as issue 8 asks; GR_STRONG overrides);
+# the distributed rows at np = NGPU. On the wide kinds run it alone:
+#   GR_CHECK_SKIP="gpu sanitizer bench" bash jobs/h200-check.sh
 if [ "$NGPU" -ge 2 ] && want multi; then
-    M2="$MPIRUN -np 2"
+    MN="$MPIRUN -np $NGPU"
     X=$OUT/multi.txt
-    step "topo np2" 30 "$X" $M2 "$G" --topo
+    step "topo np$NGPU" 30 "$X" $MN "$G" --topo
     grep -E "^#  +[0-9]" "$X" | sed 's/^/      /' | tee -a "$SUMMARY"
-    for np in 1 2; do
-        step "exact f64 stress 2^30 np$np" 40 "$OUT/exact-np$np.json" $MPIRUN -np $np "$G" --mode exact --gen stress --dtype f64 --n 2^30 --repeat 3 --format json
+    XN=${GR_EXACT_N:-2^30}
+    for np in $(seq 1 "$NGPU"); do
+        step "exact f64 stress $XN np$np" 40 "$OUT/exact-np$np.json" $MPIRUN -np $np "$G" --mode exact --gen stress --dtype f64 --n "$XN" --repeat 3 --format json
+        note "      np$np: $(grep -o '"result_hex": "[^"]*"' "$OUT/exact-np$np.json" 2>/dev/null)"
     done
-    step "exact f64 stress 2^26 cpu np2" 60 "$OUT/exact-cpu.json" $M2 "$G" --backend cpu --mode exact --gen stress --dtype f64 --n 2^26 --repeat 1 --format json
-    step "exact f64 stress 2^26 gpu np2" 30 "$OUT/exact-gpu26.json" $M2 "$G" --mode exact --gen stress --dtype f64 --n 2^26 --repeat 3 --format json
-    for f in exact-np1 exact-np2 exact-cpu exact-gpu26; do
+    hexes=$(cat "$OUT"/exact-np*.json 2>/dev/null | grep -o '"result_hex": "[^"]*"' | sort -u | wc -l)
+    if [ "$hexes" -eq 1 ]; then note "PASS  exact identity over np 1..$NGPU (one result_hex)"; else note "FAIL  exact identity over np 1..$NGPU: $hexes different results"; failed=1; fi
+    step "exact f64 stress 2^26 cpu np$NGPU" 60 "$OUT/exact-cpu.json" $MN "$G" --backend cpu --mode exact --gen stress --dtype f64 --n 2^26 --repeat 1 --format json
+    step "exact f64 stress 2^26 gpu np$NGPU" 30 "$OUT/exact-gpu26.json" $MN "$G" --mode exact --gen stress --dtype f64 --n 2^26 --repeat 3 --format json
+    for f in exact-cpu exact-gpu26; do
         note "      $f: $(grep -o '"result_hex": "[^"]*"' "$OUT/$f.json" 2>/dev/null) $(grep -o '"backend": "[^"]*"' "$OUT/$f.json" 2>/dev/null)"
     done
     rm -f "$OUT"/exact-*.json
-    step "scale weak 2^30" 60 "$X" $M2 "$G" scale --weak 2^30 --dtype f32 --repeat 50
-    step "scale strong 2^31" 60 "$X" $M2 "$G" scale --strong 2^31 --dtype f32 --repeat 50
+    STRONG=${GR_STRONG:-$([ "$NGPU" -ge 4 ] && echo 2^33 || echo 2^31)}
+    step "scale weak 2^30" 90 "$X" $MN "$G" scale --weak 2^30 --dtype f32 --repeat 50
+    step "scale strong $STRONG" 120 "$X" $MN "$G" scale --strong "$STRONG" --dtype f32 --repeat 50
     grep -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$X" | sed 's/^/      /' | tee -a "$SUMMARY"
-    step "bench distributed rows" 150 "$OUT/dist.csv" $M2 "$G" bench --variants gr,cub+mpi,cub+nccl --dtype f32 \
+    step "bench distributed rows np$NGPU" 150 "$OUT/dist.csv" $MN "$G" bench --variants gr,cub+mpi,cub+nccl --dtype f32 \
         --min 2^16 --max 2^31 --factor 4 --iters 50 --format csv
 fi
 
