@@ -108,6 +108,7 @@ static void cuda_fini(gr_ctx_t ctx, void *state)
     GR_CUDA_IGNORE(cudaSetDevice(s->device));
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    gr_cuda_stream_release(s);
     free_staging(s);
     if (s->xscratch)
         GR_CUDA_IGNORE(cudaFree(s->xscratch));
@@ -371,6 +372,17 @@ static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, 
     loc.reserved = 0;
     gr_partial_add_local(out, d, &loc);
     return GR_SUCCESS;
+}
+
+/* For the backend's other translation units (gr_cuda_state.h): the staged form, by events. */
+gr_result_t gr_cuda_launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot)
+{
+    return launch_slot(s, dptr, n, d, slot, 1);
+}
+
+gr_result_t gr_cuda_finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, gr_partial_t *out)
+{
+    return finish_slot(s, n, d, slot, 1, out);
 }
 
 static gr_result_t device_view(cuda_state_t *s, const void *ptr, const void **dptr)

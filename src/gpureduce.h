@@ -345,13 +345,14 @@ void gr_file_get_info(gr_file_t file, gr_file_info_t *info);
 /** Per-call timings of a file reduction on this rank, in seconds. */
 typedef struct gr_io_timing {
     double read;     /**< in MPI-IO reads (collective, so it includes waiting for peers) */
-    double reduce;   /**< the backend busy reducing chunks (copy + reduce for cuda) */
+    double reduce;   /**< the backend busy reducing chunks (cuda: the kernels alone, by events; see h2d) */
     double stall;    /**< waiting for a chunk's reduction before its buffer could be refilled */
     double local;    /**< open buffers, read and reduce the whole shard */
     double combine;  /**< MPI combine */
     double total;    /**< both */
     uint64_t bytes;  /**< bytes this rank read */
     uint64_t chunks; /**< collective reads issued (the same on every rank) */
+    double h2d;      /**< cuda: the chunks' host-to-GPU copies, by events (copy engine busy); 0 otherwise */
 } gr_io_timing_t;
 
 /**

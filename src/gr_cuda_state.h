@@ -38,6 +38,20 @@ typedef struct cuda_state {
     gr_exact_result_t *xres_host;   /* mapped pinned, GR_CUDA_SLOTS entries */
     gr_exact_result_t *xres_dev;
     int xocc[2][GR_OP_COUNT];       /* resident blocks per SM, 0 = not asked yet */
+    /* the file pipeline's buffers (backend_cuda_stream.c): pinned host and
+     * GPU, kept for the next file reduce of this context, freed by fini */
+    void *pipe_host[GR_CUDA_SLOTS];
+    void *pipe_dev[GR_CUDA_SLOTS];
+    size_t pipe_bytes;
 } cuda_state_t;
+
+/* The backend's reduce of n elements at device pointer dptr into result slot
+ * `slot` (fast or exact kernel, by d), on s->stream; records s->done[slot].
+ * Returns at once. */
+gr_result_t gr_cuda_launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, const gr_desc_t *d, int slot);
+/* Wait for slot `slot` (its event) and fold its result (n elements) into *out. */
+gr_result_t gr_cuda_finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, gr_partial_t *out);
+/* Free the file pipeline's buffers (pipe_host, pipe_dev); cleanup, never fails. */
+void gr_cuda_stream_release(cuda_state_t *s);
 
 #endif /* GR_CUDA_STATE_H */

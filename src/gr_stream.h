@@ -4,25 +4,34 @@
  * while the backend reduces chunk k from the other slot.
  *
  * A backend that can overlap better than "reduce a host pointer in a helper
- * thread" provides a gr_stream_ops_t. The cuda backend's, when built, is
- * gr_backend_cuda_stream_ops (defined in backend_cuda.c; referenced weakly
- * here, so the library links and works without it):
+ * thread" provides a gr_stream_ops_t. The cuda backend's is
+ * gr_backend_cuda_stream_ops (backend_cuda_stream.c; gr_stream_ops_for picks
+ * it whenever the library is built with CUDA and the context's backend is
+ * cuda):
  *
  *   open   cudaHostAlloc GR_STREAM_SLOTS pinned host buffers and
- *          cudaMalloc as many device buffers of chunk_bytes, on the
- *          context's GPU; one result slot (mapped pinned gr_local_t) and one
- *          event per slot.
+ *          cudaMalloc as many device buffers of chunk_bytes on the context's
+ *          GPU, and three timing events per slot; the result slots and the
+ *          stream are the backend's own (gr_cuda_state.h).
  *   buffer the pinned host buffer of a slot (MPI-IO reads straight into it).
- *   begin  cudaMemcpyAsync(dev[slot], host[slot], count * size, H2D, stream),
- *          the reduce launch of count elements into result slot `slot`,
- *          cudaEventRecord(done[slot]); returns at once.
- *   end    cudaEventSynchronize(done[slot]); fold the gr_local_t into *acc
- *          with gr_partial_add_local; *busy_s = copy + reduce time (events).
+ *   begin  cudaMemcpyAsync(dev[slot], host[slot], count * size, H2D, stream)
+ *          between two events, the backend's reduce launch of count
+ *          elements into result slot `slot` (gr_cuda_launch_slot, fast or
+ *          exact), a third event; returns at once.
+ *   end    wait for the third event; fold the slot's result into *acc
+ *          (gr_cuda_finish_slot); *h2d_s = the copy, *busy_s = the reduce,
+ *          both from the events (the GPU's clock).
  *   close  synchronize, free everything; safe after any error.
+ *
+ * Memory per rank: GR_STREAM_SLOTS chunks of pinned host memory and as many
+ * of GPU memory (plus the backend's fixed scratch), whatever the file size.
  *
  * Only one chunk per slot is in flight; the pipeline calls end(slot) before
  * it refills that slot's buffer, and calls begin/end in chunk order, so a
  * result that folds chunks in order stays repeatable in fast mode.
+ *
+ * GR_INPUT_STREAM=generic in the environment forces the generic stream (to
+ * compare the two; see README "Reducing a file").
  */
 #ifndef GR_STREAM_H
 #define GR_STREAM_H
@@ -40,14 +49,19 @@ typedef struct gr_stream_ops {
     void *(*buffer)(void *stream, int slot);
     /* Start reducing count elements of d->dtype from slot's buffer; may return before it is done. */
     gr_result_t (*begin)(void *stream, int slot, uint64_t count, const gr_desc_t *d);
-    /* Wait for slot's chunk, fold its result into *acc; *busy_s: seconds the backend worked on it. */
-    gr_result_t (*end)(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s);
+    /* Wait for slot's chunk, fold its result into *acc; *busy_s: seconds the backend reduced it,
+     * *h2d_s: seconds it was copied to the GPU (0 where the reduce itself copies, as in the generic one). */
+    gr_result_t (*end)(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s,
+                       double *h2d_s);
     /* Wait for anything in flight and free; NULL is accepted. */
     void (*close)(void *stream);
 } gr_stream_ops_t;
 
 /* The stream ops for ctx's backend: the backend's own, or the generic one
  * (a helper thread per chunk calling ctx->ops->reduce on host memory). */
+#ifdef GR_WITH_CUDA
+extern const gr_stream_ops_t gr_backend_cuda_stream_ops;
+#endif
 const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx);
 
 /* The generic implementation, exposed for tests. */

@@ -15,6 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifdef GR_WITH_CUDA
+#include "gr_cuda_check.h"
+#endif
+
 static int g_rank = 0;
 
 /* A failure that is not the input's fault (context, MPI): end the job. */
@@ -56,8 +60,131 @@ static void json_number(FILE *f, const gr_value_t *v)
 static const char *format_name(gr_file_format_t f) { return f == GR_FILE_NPY ? "npy" : "raw"; }
 
 /* Timings of one run, slowest rank, in the order they are printed. */
-enum { T_READ, T_REDUCE, T_STALL, T_LOCAL, T_COMBINE, T_TOTAL, T_COUNT };
-static const char *const t_names[T_COUNT] = {"read", "reduce", "stall", "local", "combine", "total"};
+enum { T_READ, T_H2D, T_REDUCE, T_STALL, T_LOCAL, T_COMBINE, T_TOTAL, T_COUNT };
+static const char *const t_names[T_COUNT] = {"read", "h2d", "reduce", "stall", "local", "combine", "total"};
+
+/* Timed copies of the H2D reference (after one untimed); the median counts. */
+#define H2D_REF_COPIES 7
+
+/* What the cuda input pipeline's copies are measured against, on this rank. */
+typedef struct h2d_ref {
+    int have;          /* measured (cuda backend, data to read, no error) */
+    double bytes;      /* per copy: the pipeline's chunk, or the whole shard when smaller */
+    double gbps;       /* pinned cudaMemcpy H2D, median of H2D_REF_COPIES */
+    double h2d_pct;    /* this rank's pipeline copies (bytes / copy-engine time) as % of gbps */
+    double pipe_pct;   /* this rank's end-to-end local rate (bytes / local time) as % of gbps */
+} h2d_ref_t;
+
+#ifdef GR_WITH_CUDA
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Pinned host-to-device cudaMemcpyAsync of `bytes` on GPU `device`, timed by
+ * events on a stream of its own: GB/s of the median copy. The reference the
+ * pipeline's H2D stage is compared with (same chunk size, same process). */
+static gr_result_t h2d_reference(int device, size_t bytes, double *gbps)
+{
+    void *h = NULL, *dv = NULL;
+    cudaStream_t st = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double ms[H2D_REF_COPIES];
+    gr_result_t r = GR_SUCCESS;
+    *gbps = 0;
+    GR_CUDA_CHECK_GOTO(cudaSetDevice(device), r, out);
+    GR_CUDA_CHECK_GOTO(cudaHostAlloc(&h, bytes, cudaHostAllocDefault), r, out);
+    GR_CUDA_CHECK_GOTO(cudaMalloc(&dv, bytes), r, out);
+    memset(h, 0x3c, bytes); /* resident before the first copy */
+    GR_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), r, out);
+    GR_CUDA_CHECK_GOTO(cudaEventCreate(&e0), r, out);
+    GR_CUDA_CHECK_GOTO(cudaEventCreate(&e1), r, out);
+    for (int i = -1; i < H2D_REF_COPIES; ++i) {
+        float t = 0;
+        GR_CUDA_CHECK_GOTO(cudaEventRecord(e0, st), r, out);
+        GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(dv, h, bytes, cudaMemcpyHostToDevice, st), r, out);
+        GR_CUDA_CHECK_GOTO(cudaEventRecord(e1, st), r, out);
+        GR_CUDA_CHECK_GOTO(cudaEventSynchronize(e1), r, out);
+        GR_CUDA_CHECK_GOTO(cudaEventElapsedTime(&t, e0, e1), r, out);
+        if (i >= 0)
+            ms[i] = t;
+    }
+    qsort(ms, H2D_REF_COPIES, sizeof(double), cmp_double);
+    if (ms[H2D_REF_COPIES / 2] > 0)
+        *gbps = (double)bytes / (ms[H2D_REF_COPIES / 2] * 1e-3) / 1e9;
+out:
+    if (e0)
+        GR_CUDA_IGNORE(cudaEventDestroy(e0));
+    if (e1)
+        GR_CUDA_IGNORE(cudaEventDestroy(e1));
+    if (st)
+        GR_CUDA_IGNORE(cudaStreamDestroy(st));
+    if (dv)
+        GR_CUDA_IGNORE(cudaFree(dv));
+    if (h)
+        GR_CUDA_IGNORE(cudaFreeHost(h));
+    return r;
+}
+#endif
+
+/* The median of n values (sorted in place). */
+static double median_of(double *v, int n)
+{
+    double med, mn, mx;
+    stats3(v, n, &med, &mn, &mx);
+    return med;
+}
+
+/* The reference on every rank (one rank at a time: ranks may share a GPU),
+ * and each rank's pipeline rates against it; the result at rank 0 is the
+ * slowest rank's (MIN). Collective. h2d[k], local[k] and bytes: this rank's
+ * runs. A failed reference is reported and left out, not fatal. */
+static void measure_h2d_ref(gr_ctx_t ctx, const gr_file_info_t *info, int np, const double *h2d,
+                            const double *local, uint64_t bytes, int R, h2d_ref_t *ref)
+{
+    memset(ref, 0, sizeof(*ref));
+#ifdef GR_WITH_CUDA
+    uint64_t shard = (info->count / (uint64_t)np + (info->count % (uint64_t)np ? 1 : 0)) * info->item_bytes;
+    uint64_t copy = info->chunk_bytes < shard ? info->chunk_bytes : shard;
+    double mine[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}; /* gbps, h2d %, pipeline %; HUGE_VAL: nothing to say */
+    int ok = gr_ctx_backend(ctx) == GR_BACKEND_CUDA && copy > 0;
+    for (int r = 0; ok && r < np; ++r) {
+        if (r == g_rank) {
+            double gbps = 0;
+            if (h2d_reference(gr_ctx_device(ctx), (size_t)copy, &gbps) == GR_SUCCESS && gbps > 0)
+                mine[0] = gbps;
+        }
+        if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+            cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
+    }
+    if (ok && mine[0] < HUGE_VAL && bytes > 0) {
+        double *hr = calloc((size_t)R, sizeof(double)), *pr = calloc((size_t)R, sizeof(double));
+        if (!hr || !pr)
+            cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
+        for (int k = 0; k < R; ++k) {
+            hr[k] = h2d[k] > 0 ? (double)bytes / h2d[k] / 1e9 : 0;
+            pr[k] = local[k] > 0 ? (double)bytes / local[k] / 1e9 : 0;
+        }
+        mine[1] = median_of(hr, R) / mine[0] * 100.0;
+        mine[2] = median_of(pr, R) / mine[0] * 100.0;
+        free(hr);
+        free(pr);
+    }
+    double all[3];
+    if (MPI_Reduce(mine, all, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        cli_die("gpureduce", GR_ERR_MPI, "gathering the H2D reference");
+    if (g_rank == 0 && ok && all[0] < HUGE_VAL) {
+        ref->have = 1;
+        ref->bytes = (double)copy;
+        ref->gbps = all[0];
+        ref->h2d_pct = all[1] < HUGE_VAL ? all[1] : 0;
+        ref->pipe_pct = all[2] < HUGE_VAL ? all[2] : 0;
+    }
+#else
+    (void)ctx, (void)info, (void)np, (void)h2d, (void)local, (void)bytes, (void)R;
+#endif
+}
 
 static void stats_text(double v, char *dec, size_t dlen, char *hex, size_t hlen)
 {
@@ -254,7 +381,10 @@ int cli_input_run(cli_opts_t *o)
     gr_value_t *vals = calloc((size_t)R, sizeof(gr_value_t));
     if (!vals)
         cli_die("gpureduce", GR_ERR_NOMEM, "allocating result arrays");
-    uint64_t chunks = 0;
+    uint64_t chunks = 0, my_bytes = 0;
+    double *my_h2d = calloc((size_t)R, sizeof(double)), *my_local = calloc((size_t)R, sizeof(double));
+    if (!my_h2d || !my_local)
+        cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
     for (int w = 0; w < W; ++w) {
         gr_value_t v;
         if (gr_reduce_file(ctx, f, &o->desc, &v, NULL) != GR_SUCCESS)
@@ -267,16 +397,24 @@ int cli_input_run(cli_opts_t *o)
         if (gr_reduce_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
             return input_failed(ctx, f);
         t[T_READ][k] = io.read;
+        t[T_H2D][k] = io.h2d;
         t[T_REDUCE][k] = io.reduce;
         t[T_STALL][k] = io.stall;
         t[T_LOCAL][k] = io.local;
         t[T_COMBINE][k] = io.combine;
         t[T_TOTAL][k] = io.total;
         chunks = io.chunks;
+        my_bytes = io.bytes;
+        my_h2d[k] = io.h2d;
+        my_local[k] = io.local;
     }
     for (int k = 0; k < T_COUNT; ++k)
         if (MPI_Reduce(t[k], tm[k], R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
             cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
+    h2d_ref_t ref;
+    measure_h2d_ref(ctx, &info, np, my_h2d, my_local, my_bytes, R, &ref);
+    free(my_h2d);
+    free(my_local);
 
     gr_value_t res = vals[0];
     int repeatable = 1;
@@ -299,7 +437,9 @@ int cli_input_run(cli_opts_t *o)
         free(tmp);
         double bytes = (double)info.count * (double)info.item_bytes; /* as stored in the file */
         double gb_read = med[T_READ] > 0 ? bytes / med[T_READ] / 1e9 : 0;
+        double gb_h2d = med[T_H2D] > 0 ? bytes / med[T_H2D] / 1e9 : 0;
         double gb_reduce = med[T_REDUCE] > 0 ? bytes / med[T_REDUCE] / 1e9 : 0;
+        double gb_pipe = med[T_LOCAL] > 0 ? bytes / med[T_LOCAL] / 1e9 : 0;
         double gb_total = med[T_TOTAL] > 0 ? bytes / med[T_TOTAL] / 1e9 : 0;
         char dec[64], hex[64];
         value_text(&res, dec, sizeof(dec), hex, sizeof(hex));
@@ -351,24 +491,31 @@ int cli_input_run(cli_opts_t *o)
             for (int k = 0; k < T_COUNT; ++k)
                 fprintf(out, "%-12s %12.2f %12.2f %12.2f%s\n", t_names[k], med[k] * 1e6, mn[k] * 1e6, mx[k] * 1e6,
                         k == 0 ? "   (slowest rank)" : "");
-            fprintf(out, "%-12s read %.3f GB/s, reduce %.3f GB/s, end to end %.3f GB/s (aggregate, %.0f bytes)\n",
-                    "bandwidth", gb_read, gb_reduce, gb_total, bytes);
+            fprintf(out, "%-12s read %.3f GB/s, h2d %.3f GB/s, reduce %.3f GB/s, pipeline %.3f GB/s, end to end "
+                         "%.3f GB/s (aggregate, %.0f bytes)\n",
+                    "bandwidth", gb_read, gb_h2d, gb_reduce, gb_pipe, gb_total, bytes);
+            if (ref.have)
+                fprintf(out, "%-12s pinned cudaMemcpy H2D %.3f GB/s (%.0f-byte copies, median of %d); pipeline H2D "
+                             "%.1f%%, pipeline end to end %.1f%% of it (slowest rank)\n",
+                        "h2d ref", ref.gbps, ref.bytes, H2D_REF_COPIES, ref.h2d_pct, ref.pipe_pct);
             fprintf(out, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
         } else if (o->format == CLI_FMT_CSV) {
             fprintf(out, "np,input,format,n,dtype,op,mode,backend,chunk_bytes,run,result,result_hex,overflow,read_s,"
-                         "reduce_s,local_s,combine_s,total_s,read_gbps,reduce_gbps,gbps\n");
+                         "reduce_s,local_s,combine_s,total_s,read_gbps,reduce_gbps,gbps,h2d_s,h2d_gbps\n");
             for (int k = 0; k < R; ++k) {
                 char d2[64], h2[64];
                 gr_value_t vk = g_rank == o->desc.root ? vals[k] : res;
                 value_text(&vk, d2, sizeof(d2), h2, sizeof(h2));
-                fprintf(out, "%d,\"%s\",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g\n",
+                fprintf(out, "%d,\"%s\",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,"
+                             "%.9g,%.6g\n",
                         np, info.path, format_name(info.format), (unsigned long long)info.count,
                         gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode), gr_backend_name(backend),
                         (unsigned long long)info.chunk_bytes, k, d2, h2, vk.overflow, tm[T_READ][k], tm[T_REDUCE][k],
                         tm[T_LOCAL][k], tm[T_COMBINE][k], tm[T_TOTAL][k],
                         tm[T_READ][k] > 0 ? bytes / tm[T_READ][k] / 1e9 : 0.0,
                         tm[T_REDUCE][k] > 0 ? bytes / tm[T_REDUCE][k] / 1e9 : 0.0,
-                        tm[T_TOTAL][k] > 0 ? bytes / tm[T_TOTAL][k] / 1e9 : 0.0);
+                        tm[T_TOTAL][k] > 0 ? bytes / tm[T_TOTAL][k] / 1e9 : 0.0, tm[T_H2D][k],
+                        tm[T_H2D][k] > 0 ? bytes / tm[T_H2D][k] / 1e9 : 0.0);
             }
         } else {
             fprintf(out, ",\n  \"result\": ");
@@ -381,8 +528,15 @@ int cli_input_run(cli_opts_t *o)
             for (int k = 0; k < T_COUNT; ++k)
                 fprintf(out, "    \"%s\": {\"median\": %.9g, \"min\": %.9g, \"max\": %.9g}%s\n", t_names[k], med[k],
                         mn[k], mx[k], k + 1 < T_COUNT ? "," : "");
-            fprintf(out, "  },\n  \"gbps\": {\"read\": %.6g, \"reduce\": %.6g, \"aggregate\": %.6g}\n}\n", gb_read,
-                    gb_reduce, gb_total);
+            fprintf(out, "  },\n  \"gbps\": {\"read\": %.6g, \"h2d\": %.6g, \"reduce\": %.6g, \"pipeline\": %.6g, "
+                         "\"aggregate\": %.6g},\n",
+                    gb_read, gb_h2d, gb_reduce, gb_pipe, gb_total);
+            if (ref.have)
+                fprintf(out, "  \"h2d_reference\": {\"what\": \"pinned cudaMemcpy H2D\", \"copy_bytes\": %.0f, "
+                             "\"copies\": %d, \"gbps\": %.6g, \"h2d_pct\": %.4g, \"pipeline_pct\": %.4g}\n}\n",
+                        ref.bytes, H2D_REF_COPIES, ref.gbps, ref.h2d_pct, ref.pipe_pct);
+            else
+                fprintf(out, "  \"h2d_reference\": null\n}\n");
         }
         fflush(out);
     } else if (o->format != CLI_FMT_CSV) {

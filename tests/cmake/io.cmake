@@ -52,3 +52,10 @@ if(GR_CLANG)
 else()
   message(STATUS "clang not found: fuzz_npy_short is not built; fuzz_npy_replay replays the seed corpus")
 endif()
+
+# The cuda stream of the file pipeline (--input on --backend cuda) against the
+# cpu backend: exact bits, fast closed forms, chunks, np 1-3, empty shards.
+# Label gpu: exits 77 (SKIP) where no GPU is visible.
+if(GR_WITH_CUDA)
+  gr_add_script_test(io_gpu ${GR_TEST_DIR}/io_gpu/test_io_gpu.sh LABELS "gpu;io" TIMEOUT 600)
+endif()

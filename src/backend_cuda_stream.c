@@ -1,0 +1,188 @@
+/*
+ * backend_cuda_stream.c - the cuda backend's stream for the file pipeline
+ * (gr_stream.h, io_pipeline.c).
+ *
+ * MPI-IO reads each chunk straight into a pinned host buffer (no staging
+ * memcpy), then one cudaMemcpyAsync takes it to the slot's device buffer and
+ * the backend's own reduce launch (gr_cuda_launch_slot: fast or exact, any
+ * op and dtype the backend has) reduces it there, all on the backend's
+ * stream. The pipeline reads chunk k+1 into the other slot meanwhile.
+ *
+ * Three events per slot time the copy and the reduce on the GPU's clock:
+ * [0] before the copy, [1] after it, [2] after the reduce. end() waits on
+ * [2] and folds the slot's result into the accumulator in chunk order, so
+ * fast mode is repeatable and exact mode gives the cpu backend's bits.
+ *
+ * The buffers live in the backend state (pipe_host, pipe_dev) and stay for
+ * the next file reduce of the context (a --repeat, the next file), so a run
+ * does not pay cudaHostAlloc again; they grow when a larger chunk is asked
+ * for and are freed with the context. Per rank that is GR_STREAM_SLOTS
+ * chunks of pinned host memory and as many of GPU memory.
+ *
+ * One stream is enough: the reduce of a chunk takes about 1-2% of its copy
+ * (HBM vs PCIe), so the copy engine idles at most that long per chunk; the
+ * limit is whichever of the reader and the copy engine is slower.
+ */
+#include "gr_cuda_check.h"
+#include "gr_cuda_state.h"
+#include "gr_stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The stream uses the backend's result slots one for one. */
+_Static_assert(GR_STREAM_SLOTS <= GR_CUDA_SLOTS, "the cuda stream needs a backend result slot per pipeline slot");
+
+enum { EV_COPY = 0, EV_REDUCE = 1, EV_DONE = 2, EV_COUNT = 3 };
+
+typedef struct cuda_stream {
+    cuda_state_t *s;
+    const char *gpu_name;
+    size_t bytes;                        /* capacity of each buffer */
+    void **host;                         /* s->pipe_host: pinned, MPI-IO reads into these */
+    void **dev;                          /* s->pipe_dev */
+    cudaEvent_t ev[GR_STREAM_SLOTS][EV_COUNT];
+    uint64_t count[GR_STREAM_SLOTS];
+    int pending[GR_STREAM_SLOTS];        /* begun and not ended */
+} cuda_stream_t;
+
+void gr_cuda_stream_release(cuda_state_t *s)
+{
+    for (int k = 0; k < GR_CUDA_SLOTS; ++k) {
+        if (s->pipe_host[k])
+            GR_CUDA_IGNORE(cudaFreeHost(s->pipe_host[k]));
+        if (s->pipe_dev[k])
+            GR_CUDA_IGNORE(cudaFree(s->pipe_dev[k]));
+        s->pipe_host[k] = NULL;
+        s->pipe_dev[k] = NULL;
+    }
+    s->pipe_bytes = 0;
+}
+
+static void cs_close(void *stream)
+{
+    cuda_stream_t *c = (cuda_stream_t *)stream;
+    if (!c)
+        return;
+    GR_CUDA_IGNORE(cudaSetDevice(c->s->device));
+    /* nothing may still read or write the buffers (after a failed begin, too) */
+    GR_CUDA_IGNORE(cudaStreamSynchronize(c->s->stream));
+    for (int k = 0; k < GR_STREAM_SLOTS; ++k)
+        for (int e = 0; e < EV_COUNT; ++e)
+            if (c->ev[k][e])
+                GR_CUDA_IGNORE(cudaEventDestroy(c->ev[k][e]));
+    free(c);
+}
+
+/* cudaHostAlloc / cudaMalloc of one buffer, with a message that names the budget. */
+static gr_result_t alloc_buffer(cuda_stream_t *c, int pinned, void **p)
+{
+    cudaError_t e = pinned ? cudaHostAlloc(p, c->bytes, cudaHostAllocDefault) : cudaMalloc(p, c->bytes);
+    if (e == cudaSuccess)
+        return GR_SUCCESS;
+    (void)cudaGetLastError();
+    *p = NULL;
+    if (e == cudaErrorMemoryAllocation)
+        GR_FAIL(pinned ? GR_ERR_NOMEM : GR_ERR_DEVMEM,
+                "input pipeline: cannot allocate %d %s buffers of %zu bytes (the --chunk budget) for GPU %d (%s); "
+                "use a smaller --chunk",
+                GR_STREAM_SLOTS, pinned ? "pinned host" : "GPU", c->bytes, c->s->device, c->gpu_name);
+    GR_CUDA_LOG_(pinned ? "cudaHostAlloc(input pipeline buffer)" : "cudaMalloc(input pipeline buffer)", e);
+    return GR_CUDA_RESULT_(e);
+}
+
+static gr_result_t cs_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void **stream)
+{
+    *stream = NULL;
+    cuda_stream_t *c = (cuda_stream_t *)calloc(1, sizeof(*c));
+    if (!c)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate the input pipeline state");
+    cuda_state_t *s = (cuda_state_t *)bstate;
+    c->s = s;
+    c->gpu_name = ctx->gpu_name;
+    c->host = s->pipe_host;
+    c->dev = s->pipe_dev;
+    gr_result_t r = GR_SUCCESS;
+    GR_CUDA_CHECK_GOTO(cudaSetDevice(s->device), r, fail);
+    if (s->pipe_bytes < chunk_bytes) { /* grow: the stream is idle between file reduces */
+        GR_CUDA_CHECK_GOTO(cudaStreamSynchronize(s->stream), r, fail);
+        gr_cuda_stream_release(s);
+    }
+    c->bytes = s->pipe_bytes ? s->pipe_bytes : chunk_bytes ? chunk_bytes : 1;
+    for (int k = 0; k < GR_STREAM_SLOTS; ++k) {
+        if (!c->host[k])
+            r = alloc_buffer(c, 1, &c->host[k]);
+        if (r == GR_SUCCESS && !c->dev[k])
+            r = alloc_buffer(c, 0, &c->dev[k]);
+        if (r != GR_SUCCESS) {
+            gr_cuda_stream_release(s); /* all slots the same size, or none */
+            goto fail;
+        }
+    }
+    s->pipe_bytes = c->bytes;
+    for (int k = 0; k < GR_STREAM_SLOTS; ++k) {
+        for (int e = 0; e < EV_COUNT; ++e)
+            GR_CUDA_CHECK_GOTO(cudaEventCreate(&c->ev[k][e]), r, fail);
+    }
+    GR_DEBUGLOG(GR_SUB_IO, "cuda input stream: %d slots of %zu bytes (pinned host + GPU) on GPU %d", GR_STREAM_SLOTS,
+                c->bytes, c->s->device);
+    *stream = c;
+    return GR_SUCCESS;
+fail:
+    cs_close(c);
+    return r;
+}
+
+static void *cs_buffer(void *stream, int slot) { return ((cuda_stream_t *)stream)->host[slot]; }
+
+static gr_result_t cs_begin(void *stream, int slot, uint64_t count, const gr_desc_t *d)
+{
+    cuda_stream_t *c = (cuda_stream_t *)stream;
+    cuda_state_t *s = c->s;
+    if (c->pending[slot])
+        GR_FAIL(GR_ERR_INTERNAL, "input pipeline: slot %d reused before its chunk finished; report this as a bug",
+                slot);
+    size_t esz = gr_dtype_size(d->dtype);
+    if (count == 0 || count > c->bytes / esz)
+        GR_FAIL(GR_ERR_INTERNAL, "input pipeline: chunk of %llu %s elements for buffers of %zu bytes; report this "
+                                 "as a bug", (unsigned long long)count, gr_dtype_name(d->dtype), c->bytes);
+    size_t bytes = (size_t)count * esz;
+    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    GR_CUDA_CHECK(cudaEventRecord(c->ev[slot][EV_COPY], s->stream));
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->dev[slot], c->host[slot], bytes, cudaMemcpyHostToDevice, s->stream));
+    GR_CUDA_CHECK(cudaEventRecord(c->ev[slot][EV_REDUCE], s->stream));
+    GR_CHECK(gr_cuda_launch_slot(s, c->dev[slot], count, d, slot));
+    GR_CUDA_CHECK(cudaEventRecord(c->ev[slot][EV_DONE], s->stream));
+    c->count[slot] = count;
+    c->pending[slot] = 1;
+    return GR_SUCCESS;
+}
+
+static gr_result_t cs_end(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s,
+                          double *h2d_s)
+{
+    cuda_stream_t *c = (cuda_stream_t *)stream;
+    cuda_state_t *s = c->s;
+    if (busy_s)
+        *busy_s = 0;
+    if (h2d_s)
+        *h2d_s = 0;
+    if (!c->pending[slot])
+        return GR_SUCCESS;
+    c->pending[slot] = 0;
+    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    GR_CUDA_CHECK(cudaEventSynchronize(c->ev[slot][EV_DONE]));
+    GR_CHECK(gr_cuda_finish_slot(s, c->count[slot], d, slot, acc));
+    float copy_ms = 0, reduce_ms = 0;
+    GR_CUDA_CHECK(cudaEventElapsedTime(&copy_ms, c->ev[slot][EV_COPY], c->ev[slot][EV_REDUCE]));
+    GR_CUDA_CHECK(cudaEventElapsedTime(&reduce_ms, c->ev[slot][EV_REDUCE], c->ev[slot][EV_DONE]));
+    if (h2d_s)
+        *h2d_s = copy_ms * 1e-3;
+    if (busy_s)
+        *busy_s = reduce_ms * 1e-3;
+    return GR_SUCCESS;
+}
+
+const gr_stream_ops_t gr_backend_cuda_stream_ops = {
+    "cuda", cs_open, cs_buffer, cs_begin, cs_end, cs_close,
+};
