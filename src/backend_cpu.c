@@ -167,6 +167,13 @@ static void gen_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
             o[i] = gr_gen_int(job->gen, GR_C_I64, job->keys, g0 + i);
         break;
     }
+    case GR_F16:
+    case GR_BF16: {
+        uint16_t *o = (uint16_t *)job->out + first;
+        for (uint64_t i = 0; i < n; ++i)
+            o[i] = gr_gen_half_bits(job->gen, (int)job->dtype, job->keys, g0 + i);
+        break;
+    }
     }
 }
 
@@ -191,7 +198,16 @@ static gr_result_t cpu_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t
 
 static double load_f(const void *in, gr_dtype_t t, uint64_t i)
 {
-    return t == GR_F32 ? (double)((const float *)in)[i] : ((const double *)in)[i];
+    switch (t) {
+    case GR_F32:
+        return (double)((const float *)in)[i];
+    case GR_F16:
+        return (double)gr_f16_bits_to_f32(((const uint16_t *)in)[i]);
+    case GR_BF16:
+        return (double)gr_bf16_bits_to_f32(((const uint16_t *)in)[i]);
+    default:
+        return ((const double *)in)[i];
+    }
 }
 
 static int64_t load_i(const void *in, gr_dtype_t t, uint64_t i)
@@ -208,7 +224,7 @@ static void reduce_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
     gr_local_t loc;
     memset(&loc, 0, sizeof(loc));
     loc.count = n;
-    if (t == GR_F32 || t == GR_F64) {
+    if (gr_c_is_float((int)t)) {
         if (op == GR_C_MIN || op == GR_C_MAX) {
             double m = op == GR_C_MIN ? INFINITY : -INFINITY;
             int nan = 0;
@@ -302,8 +318,8 @@ static void reference_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
     uint64_t g0 = job->begin + first;
     gr_local_t loc;
     memset(&loc, 0, sizeof(loc));
-    if (d->dtype == GR_F32 || d->dtype == GR_F64) {
-        int dt = d->dtype == GR_F32 ? GR_C_F32 : GR_C_F64;
+    if (gr_c_is_float((int)d->dtype)) {
+        int dt = (int)d->dtype; /* GR_C_F32, F64, F16, BF16: the same numbers */
         if (op == GR_C_MIN || op == GR_C_MAX) {
             for (uint64_t i = 0; i < n; ++i) {
                 loc.count = 1;

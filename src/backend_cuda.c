@@ -156,6 +156,8 @@ static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
 
     int max_grid = 1;
     for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
+        if (gr_c_is_half(t))
+            continue; /* f16/bf16: no reduce kernels yet (cuda_half_unsupported) */
         for (int k = 0; k < GR_OP_COUNT; ++k) {
             GR_CUDA_CHECK(gr_cuda_reduce_occupancy(t, k, block, &s->occ[t][k]));
             if (s->occ[t][k] < 1)
@@ -234,11 +236,21 @@ static void cuda_free(gr_ctx_t ctx, void *state, void *ptr)
     GR_CUDA_IGNORE(cudaFree(ptr));
 }
 
+/* f16/bf16 have no kernels in this backend yet: say so instead of launching nothing. */
+static gr_result_t cuda_half_unsupported(gr_dtype_t t)
+{
+    GR_FAIL(GR_ERR_UNSUPPORTED, "dtype %s has no CUDA kernels in this build yet; use --backend cpu (or widen the data "
+                                "to f32) for %s input",
+            gr_dtype_name(t), gr_dtype_name(t));
+}
+
 static gr_result_t cuda_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t t, gr_gen_t g, uint64_t seed,
                                  uint64_t begin, uint64_t count)
 {
     (void)ctx;
     cuda_state_t *s = (cuda_state_t *)state;
+    if (gr_c_is_half((int)t))
+        return cuda_half_unsupported(t);
     GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(gr_cuda_launch_generate(ptr, (int)t, (int)g, seed, begin, count, s->stream));
     GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -458,6 +470,8 @@ static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int o
     (void)ctx;
     cuda_state_t *s = (cuda_state_t *)state;
     gr_partial_init(out);
+    if (gr_c_is_half((int)d->dtype))
+        return cuda_half_unsupported(d->dtype);
     GR_CUDA_CHECK(cudaSetDevice(s->device));
     gr_result_t r;
     if (on_device) {

@@ -58,9 +58,14 @@ typedef enum gr_result {
 /** Static message for a result code; never NULL. */
 const char *gr_strerror(gr_result_t r);
 
-/** Element types of the input. Integers accumulate exactly (128-bit). */
-typedef enum gr_dtype { GR_F32 = 0, GR_F64 = 1, GR_I32 = 2, GR_I64 = 3 } gr_dtype_t;
-#define GR_DTYPE_COUNT 4
+/**
+ * Element types of the input. Integers accumulate exactly (128-bit). f16 is
+ * IEEE binary16, bf16 is bfloat16 (the top half of an f32); both are held in
+ * memory as 2-byte bit patterns (uint16_t) and accumulate in f64 (fast) or
+ * exactly (exact), like f32. See README "Data types".
+ */
+typedef enum gr_dtype { GR_F32 = 0, GR_F64 = 1, GR_I32 = 2, GR_I64 = 3, GR_F16 = 4, GR_BF16 = 5 } gr_dtype_t;
+#define GR_DTYPE_COUNT 6
 
 /** Reductions. GR_OP_POWSUM uses gr_op_t.power (1..8). */
 typedef enum gr_op_kind {

@@ -19,8 +19,10 @@
 #define GR_HD static inline
 #endif
 
+#include "gr_half.h"
+
 /* Keep these numbers equal to the public enums (static-asserted in util.c). */
-enum { GR_C_F32 = 0, GR_C_F64 = 1, GR_C_I32 = 2, GR_C_I64 = 3 };
+enum { GR_C_F32 = 0, GR_C_F64 = 1, GR_C_I32 = 2, GR_C_I64 = 3, GR_C_F16 = 4, GR_C_BF16 = 5 };
 enum { GR_C_SUM = 0, GR_C_MIN = 1, GR_C_MAX = 2, GR_C_ABSSUM = 3, GR_C_SUMSQ = 4, GR_C_POWSUM = 5 };
 enum { GR_C_ONES = 0, GR_C_IOTA = 1, GR_C_UNIFORM = 2, GR_C_NORMAL = 3, GR_C_RANDINT = 4, GR_C_STRESS = 5 };
 
@@ -78,6 +80,11 @@ GR_HD gr_gen_keys_t gr_gen_make_keys(uint64_t seed)
     return k;
 }
 
+/* f16 or bf16: held as 2-byte bit patterns, widened exactly to f32/f64 to compute. */
+GR_HD int gr_c_is_half(int dtype) { return dtype == GR_C_F16 || dtype == GR_C_BF16; }
+/* Floating dtypes: f32, f64, f16, bf16. */
+GR_HD int gr_c_is_float(int dtype) { return dtype == GR_C_F32 || dtype == GR_C_F64 || gr_c_is_half(dtype); }
+
 /* 2^e for e in [-1022, 1023] built from bits, so no ldexp is needed on device. */
 GR_HD double gr_pow2(int e)
 {
@@ -90,20 +97,27 @@ GR_HD double gr_pow2(int e)
 }
 
 /*
- * Floating generators. Every value is exactly representable in f32, so the
- * f32 and f64 datasets hold the same numbers except for `uniform`, whose f64
- * version carries 53 random bits instead of 24.
+ * Floating generators before any rounding to a half type. Every value is
+ * exactly representable in f32, so the f32 and f64 datasets hold the same
+ * numbers except for `uniform`, whose f64 version carries 53 random bits
+ * instead of 24. For f16 and bf16 (dtype GR_C_F16 / GR_C_BF16) this is the
+ * f32 value except where the half type needs other parameters: iota wraps at
+ * 256 for bf16 (integers above 256 are not all bf16 values; f16 keeps 1000),
+ * and stress for f16 uses exponents that stay inside f16's range (|B| in
+ * [1, 2^15) before rounding, so at most 2^15 after; |t| in [2^-24, 2^-8), the
+ * smallest ones f16 subnormals); bf16 has f32's range and keeps f32's.
+ * gr_gen_float rounds this value to the half type (gr_gen_half_bits).
  */
-GR_HD double gr_gen_float(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
+GR_HD double gr_gen_float_raw(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
 {
     switch (gen) {
     case GR_C_ONES:
         return 1.0;
     case GR_C_IOTA:
-        return (double)(i % 1000u);
+        return (double)(i % (dtype == GR_C_BF16 ? 256u : 1000u));
     case GR_C_UNIFORM: {
         uint64_t h = gr_hash(k.k0, i);
-        if (dtype == GR_C_F32)
+        if (dtype != GR_C_F64)
             return (double)(h >> 40) * 0x1p-24;
         return (double)(h >> 11) * 0x1p-53;
     }
@@ -128,15 +142,17 @@ GR_HD double gr_gen_float(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
          * order-dependent accumulation loses under the big ones. */
         uint64_t j = i / 3u;
         uint64_t r = i - 3u * j;
+        int f16 = dtype == GR_C_F16;
         if (r == 2u) {
             uint64_t h = gr_hash(k.k1, j);
             double m = 1.0 + (double)((h >> 7) & 0xFFFFFu) * 0x1p-20;
-            double t = m * gr_pow2((int)(h & 31u) - 40);
+            double t = m * gr_pow2(f16 ? (int)(h & 15u) - 24 : (int)(h & 31u) - 40);
             return ((h >> 27) & 1u) ? -t : t;
         }
         uint64_t h = gr_hash(k.k0, j);
         double m = 1.0 + (double)((h >> 7) & 0xFFFFFu) * 0x1p-20;
-        double big = m * gr_pow2((int)(h & 127u) - 64);
+        /* f16: e in [0, 14], so m 2^e rounds to at most 2^15, never to Inf */
+        double big = m * gr_pow2(f16 ? (int)((h & 127u) % 15u) : (int)(h & 127u) - 64);
         if ((h >> 27) & 1u)
             big = -big;
         return r == 0u ? big : -big;
@@ -144,6 +160,27 @@ GR_HD double gr_gen_float(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
     default:
         return 0.0;
     }
+}
+
+/*
+ * The f16 / bf16 element of a floating generator: gr_gen_float_raw rounded
+ * (to f32 first, exact for every raw value, then to the half type, nearest
+ * even). What a kernel stores for dtype GR_C_F16 / GR_C_BF16.
+ */
+GR_HD uint16_t gr_gen_half_bits(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
+{
+    return gr_f32_to_half_bits((float)gr_gen_float_raw(gen, dtype, k, i), dtype == GR_C_BF16);
+}
+
+/*
+ * Floating generators: the value of element i for dtype f32, f64, f16 or
+ * bf16 (for the half types: the half's value, widened exactly).
+ */
+GR_HD double gr_gen_float(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
+{
+    if (gr_c_is_half(dtype))
+        return (double)gr_half_bits_to_f32(gr_gen_half_bits(gen, dtype, k, i), dtype == GR_C_BF16);
+    return gr_gen_float_raw(gen, dtype, k, i);
 }
 
 /*

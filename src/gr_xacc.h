@@ -48,6 +48,15 @@ int gr_xacc_sign(const gr_xacc_t *x);
 double gr_xacc_round(const gr_xacc_t *x, int prec, int emin_lsb, int emax);
 static inline double gr_xacc_to_double(const gr_xacc_t *x) { return gr_xacc_round(x, 53, -1074, 1023); }
 static inline float gr_xacc_to_float(const gr_xacc_t *x) { return (float)gr_xacc_round(x, 24, -149, 127); }
+/* (prec, emin_lsb, emax) of binary16 and bfloat16, for gr_xacc_round. */
+#define GR_XACC_F16_ROUND 11, -24, 15
+#define GR_XACC_BF16_ROUND 8, -133, 127
+/*
+ * The exact value rounded once to the format exact mode reports for a dtype
+ * (GR_C_* of gr_common.h): f32, f16 or bf16 as above (the result is a value
+ * of that type, held in a double), anything else to f64.
+ */
+double gr_xacc_round_dtype(const gr_xacc_t *x, int dtype);
 /* Integer value when the state is an integer that fits int64: returns 1; else 0. */
 int gr_xacc_to_i64(const gr_xacc_t *x, int64_t *out);
 

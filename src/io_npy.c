@@ -428,6 +428,10 @@ const char *gr_npy_descr_of(gr_dtype_t t)
         return "<i4";
     case GR_I64:
         return "<i8";
+    case GR_F16:
+        return "<f2";
+    case GR_BF16:
+        return "bfloat16"; /* ml_dtypes' name; see gr_npy.h */
     }
     return NULL;
 }

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); }
 static int is_minmax(gr_op_kind_t k) { return k == GR_OP_MIN || k == GR_OP_MAX; }
 
 double gr_fmin_total(double a, double b)
@@ -134,8 +134,8 @@ void gr_partial_finish(const gr_partial_t *p, const gr_desc_t *d, gr_value_t *ou
         else if (p->ninf > 0)
             out->f = -INFINITY;
         else {
-            double r = (d->mode == GR_MODE_EXACT && d->dtype == GR_F32) ? (double)gr_xacc_to_float(&p->sum)
-                                                                         : gr_xacc_to_double(&p->sum);
+            /* exact: rounded once to the input type; fast: f64 (as for f32) */
+            double r = d->mode == GR_MODE_EXACT ? gr_xacc_round_dtype(&p->sum, (int)d->dtype) : gr_xacc_to_double(&p->sum);
             /* IEEE: a sum of only -0.0 is -0.0; an exact cancellation is +0.0 */
             if (r == 0 && p->count > 0 && p->nonnegzero == 0)
                 r = -0.0;

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert((int)GR_F32 == (int)GR_C_F32 && (int)GR_F64 == (int)GR_C_F64 && (int)GR_I32 == (int)GR_C_I32 && (int)GR_I64 == (int)GR_C_I64,
+_Static_assert((int)GR_F32 == (int)GR_C_F32 && (int)GR_F64 == (int)GR_C_F64 && (int)GR_I32 == (int)GR_C_I32 && (int)GR_I64 == (int)GR_C_I64 &&
+                   (int)GR_F16 == (int)GR_C_F16 && (int)GR_BF16 == (int)GR_C_BF16 && GR_DTYPE_COUNT == 6,
                "dtype numbers shared with kernels");
 _Static_assert((int)GR_OP_SUM == (int)GR_C_SUM && (int)GR_OP_MIN == (int)GR_C_MIN && (int)GR_OP_MAX == (int)GR_C_MAX &&
                    (int)GR_OP_ABSSUM == (int)GR_C_ABSSUM && (int)GR_OP_SUMSQ == (int)GR_C_SUMSQ && (int)GR_OP_POWSUM == (int)GR_C_POWSUM,
@@ -27,13 +28,13 @@ const char *gr_strerror(gr_result_t r)
 
 const char *gr_dtype_name(gr_dtype_t t)
 {
-    static const char *n[] = {"f32", "f64", "i32", "i64"};
+    static const char *n[GR_DTYPE_COUNT] = {"f32", "f64", "i32", "i64", "f16", "bf16"};
     return (unsigned)t < GR_DTYPE_COUNT ? n[t] : "?";
 }
 
 size_t gr_dtype_size(gr_dtype_t t)
 {
-    static const size_t s[] = {4, 8, 4, 8};
+    static const size_t s[GR_DTYPE_COUNT] = {4, 8, 4, 8, 2, 2};
     return (unsigned)t < GR_DTYPE_COUNT ? s[t] : 0;
 }
 
@@ -79,7 +80,7 @@ void gr_desc_init(gr_desc_t *d)
     d->mode = GR_MODE_FAST;
 }
 
-static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); }
 
 gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len)
 {
@@ -90,7 +91,7 @@ gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len)
         return (res);                           \
     } while (0)
     if ((unsigned)d->dtype >= GR_DTYPE_COUNT)
-        GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown dtype %d; use f32, f64, i32 or i64", (int)d->dtype);
+        GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown dtype %d; use f32, f64, i32, i64, f16 or bf16", (int)d->dtype);
     if ((unsigned)d->op.kind >= GR_OP_COUNT)
         GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown op %d", (int)d->op.kind);
     if (d->op.kind == GR_OP_POWSUM && (d->op.power < 1 || d->op.power > 8))
@@ -98,15 +99,18 @@ gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len)
     if (d->mode != GR_MODE_FAST && d->mode != GR_MODE_EXACT)
         GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown mode %d", (int)d->mode);
     if (d->mode == GR_MODE_EXACT && is_float(d->dtype)) {
-        /* Exact for terms that are exact in f64: x, |x|, and x^2 of f32. */
+        /* Exact for terms that are exact in f64: x, |x|, and x^2 of f32, f16
+         * and bf16 (24-, 11- and 8-bit significands; bf16 squares need f64's
+         * exponent range, which the f64 term has). */
+        int sq_ok = d->dtype != GR_F64;
         int ok = d->op.kind == GR_OP_SUM || d->op.kind == GR_OP_ABSSUM || d->op.kind == GR_OP_MIN ||
-                 d->op.kind == GR_OP_MAX || (d->op.kind == GR_OP_SUMSQ && d->dtype == GR_F32) ||
+                 d->op.kind == GR_OP_MAX || (d->op.kind == GR_OP_SUMSQ && sq_ok) ||
                  (d->op.kind == GR_OP_POWSUM && d->op.power == 1) ||
-                 (d->op.kind == GR_OP_POWSUM && d->op.power == 2 && d->dtype == GR_F32);
+                 (d->op.kind == GR_OP_POWSUM && d->op.power == 2 && sq_ok);
         if (!ok)
             GR_DESC_BAD(GR_ERR_UNSUPPORTED,
-                        "--mode exact supports sum, abssum, min, max for f32/f64 and sumsq for f32 only "
-                        "(x^%d of %s is not exact in f64); use --mode fast for this op",
+                        "--mode exact supports sum, abssum, min, max for f32/f64/f16/bf16 and sumsq (powsum 2) for "
+                        "f32/f16/bf16 only (x^%d of %s is not exact in f64); use --mode fast for this op",
                         d->op.kind == GR_OP_SUMSQ ? 2 : d->op.power, gr_dtype_name(d->dtype));
     }
     if (msg && len)

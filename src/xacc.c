@@ -1,6 +1,8 @@
 /* xacc.c - exact accumulator; see gr_xacc.h for the representation. */
 #include "gr_xacc.h"
 
+#include "gr_common.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -182,4 +184,18 @@ int gr_xacc_to_i64(const gr_xacc_t *x, int64_t *out)
         *out = (int64_t)(0u - mag);
     }
     return 1;
+}
+
+double gr_xacc_round_dtype(const gr_xacc_t *x, int dtype)
+{
+    switch (dtype) {
+    case GR_C_F32:
+        return (double)gr_xacc_to_float(x);
+    case GR_C_F16:
+        return gr_xacc_round(x, GR_XACC_F16_ROUND);
+    case GR_C_BF16:
+        return gr_xacc_round(x, GR_XACC_BF16_ROUND);
+    default:
+        return gr_xacc_to_double(x);
+    }
 }

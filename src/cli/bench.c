@@ -90,7 +90,8 @@ static int set_dtype(bench_opts_t *o, const char *a, char *err, size_t len)
     o->ndtypes = 0;
     if (!strcmp(a, "all")) {
         for (int t = 0; t < GR_DTYPE_COUNT; ++t)
-            o->dtypes[o->ndtypes++] = t;
+            if (names[t]) /* f16/bf16 join the list with their kernels */
+                o->dtypes[o->ndtypes++] = t;
         return 0;
     }
     const char *p = a;
@@ -98,7 +99,7 @@ static int set_dtype(bench_opts_t *o, const char *a, char *err, size_t len)
         size_t n = strcspn(p, ",");
         int found = -1;
         for (int t = 0; t < GR_DTYPE_COUNT; ++t)
-            if (strlen(names[t]) == n && !strncmp(p, names[t], n))
+            if (names[t] && strlen(names[t]) == n && !strncmp(p, names[t], n))
                 found = t;
         if (found < 0)
             BERR("--dtype: unknown type '%.*s' (use f32, f64, i32, i64, a comma list of them, or all)", (int)n, p);
@@ -306,6 +307,11 @@ static void cpu_fill(bench_cpu_t *e, gr_gen_t gen)
         for (uint64_t i = 0; i < n; ++i)
             ((int64_t *)e->buf)[i] = gr_gen_int((int)gen, GR_C_I64, k, i);
         break;
+    case GR_F16:
+    case GR_BF16:
+        for (uint64_t i = 0; i < n; ++i)
+            ((uint16_t *)e->buf)[i] = gr_gen_half_bits((int)gen, (int)e->g.dtype, k, i);
+        break;
     }
 }
 
@@ -356,6 +362,11 @@ static int run_cpu_loop(void *env, int arg, int buf, bench_result_t *res, double
     case GR_I64:
         for (uint64_t i = 0; i < n; ++i)
             s = (int64_t)((uint64_t)s + (uint64_t)((const int64_t *)e->buf)[i]);
+        break;
+    case GR_F16:
+    case GR_BF16:
+        for (uint64_t i = 0; i < n; ++i)
+            f += (double)gr_half_bits_to_f32(((const uint16_t *)e->buf)[i], e->g.dtype == GR_BF16);
         break;
     }
     bench_sink_f = f;

@@ -129,11 +129,15 @@ gr_result_t bench_cuda_open(int device, bench_cuda_t **out, bench_device_info_t 
     c->copy_resident = (bps > 0 ? bps : 1) * d->sm_count;
     for (int rung = 0; rung < GR_BENCH_LADDER_RUNGS; ++rung)
         for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
+            if (gr_c_is_half(t)) /* f16/bf16: not in the bench's dtype list yet */
+                continue;
             GR_CUDA_CHECK_GOTO(gr_bench_ladder_occupancy(rung, t, &bps), r, fail);
             c->ladder_resident[rung][t] = (bps > 0 ? bps : 1) * d->sm_count;
         }
     c->tuned_block = GR_CUDA_BLOCK_DEFAULT;
     for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
+        if (gr_c_is_half(t))
+            continue;
         GR_CUDA_CHECK_GOTO(gr_cuda_reduce_occupancy(t, GR_C_SUM, c->tuned_block, &bps), r, fail);
         c->tuned_resident[t] = (bps > 0 ? bps : 1) * d->sm_count;
     }

@@ -224,6 +224,11 @@ static void fill_host(bench_dist_t *d, gr_gen_t gen, uint64_t begin)
         for (uint64_t i = 0; i < n; ++i)
             ((int64_t *)p)[i] = gr_gen_int((int)gen, GR_C_I64, k, begin + i);
         break;
+    case GR_F16:
+    case GR_BF16:
+        for (uint64_t i = 0; i < n; ++i)
+            ((uint16_t *)p)[i] = gr_gen_half_bits((int)gen, (int)d->g.dtype, k, begin + i);
+        break;
     }
 }
 

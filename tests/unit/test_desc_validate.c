@@ -54,6 +54,18 @@ int main(void)
         ASSERT_EQ_I(v(GR_F32, GR_OP_POWSUM, p, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
         ASSERT_EQ_I(v(GR_F64, GR_OP_POWSUM, p, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
     }
+    /* exact mode, f16 and bf16: x, |x| and x^2 are exact in f64, x^3.. not offered */
+    for (int t = GR_F16; t <= GR_BF16; ++t) {
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_SUM, 1, GR_MODE_EXACT), GR_SUCCESS);
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_ABSSUM, 1, GR_MODE_EXACT), GR_SUCCESS);
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_SUMSQ, 1, GR_MODE_EXACT), GR_SUCCESS);
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_MIN, 1, GR_MODE_EXACT), GR_SUCCESS);
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_MAX, 1, GR_MODE_EXACT), GR_SUCCESS);
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_POWSUM, 1, GR_MODE_EXACT), GR_SUCCESS);
+        ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_POWSUM, 2, GR_MODE_EXACT), GR_SUCCESS);
+        for (int p = 3; p <= 8; ++p)
+            ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_POWSUM, p, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
+    }
     /* exact mode, integers: already exact, everything accepted */
     for (int t = GR_I32; t <= GR_I64; ++t) {
         for (int k = 0; k < GR_OP_COUNT; ++k)
@@ -63,7 +75,7 @@ int main(void)
             ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_POWSUM, p, GR_MODE_EXACT), GR_SUCCESS);
     }
     /* out-of-range enums */
-    ASSERT_EQ_I(v((gr_dtype_t)4, GR_OP_SUM, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
+    ASSERT_EQ_I(v((gr_dtype_t)GR_DTYPE_COUNT, GR_OP_SUM, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
     ASSERT_EQ_I(v((gr_dtype_t)-1, GR_OP_SUM, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
     ASSERT_EQ_I(v(GR_F32, (gr_op_kind_t)6, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
     ASSERT_EQ_I(v(GR_F32, GR_OP_SUM, 1, (gr_mode_t)2), GR_ERR_INVALID_ARG);
@@ -71,6 +83,11 @@ int main(void)
     /* names round the enums */
     ASSERT_STREQ(gr_dtype_name(GR_F32), "f32");
     ASSERT_STREQ(gr_dtype_name(GR_I64), "i64");
+    ASSERT_STREQ(gr_dtype_name(GR_F16), "f16");
+    ASSERT_STREQ(gr_dtype_name(GR_BF16), "bf16");
+    ASSERT_STREQ(gr_dtype_name((gr_dtype_t)GR_DTYPE_COUNT), "?");
+    ASSERT_EQ_U(gr_dtype_size(GR_F16), 2);
+    ASSERT_EQ_U(gr_dtype_size(GR_BF16), 2);
     ASSERT_EQ_U(gr_dtype_size(GR_F64), 8);
     ASSERT_EQ_U(gr_dtype_size(GR_I32), 4);
     ASSERT_STREQ(gr_op_name(GR_OP_POWSUM), "powsum");
