@@ -108,6 +108,7 @@ static void cuda_fini(gr_ctx_t ctx, void *state)
     GR_CUDA_IGNORE(cudaSetDevice(s->device));
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    gr_cuda_stats_release(s);
     gr_cuda_stream_release(s);
     free_staging(s);
     if (s->xscratch)

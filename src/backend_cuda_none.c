@@ -1,7 +1,10 @@
 /* backend_cuda_none.c - stands in for the cuda backend in builds without CUDA. */
 #include "gr_internal.h"
+#include "gr_stats.h"
 
 const gr_backend_ops_t *const gr_backend_cuda_ops_ptr = NULL;
+
+gr_result_t (*const gr_cuda_stats_local_ptr)(gr_ctx_t, const void *, uint64_t, gr_dtype_t, gr_stats_part_t *) = NULL;
 
 int gr_cuda_device_count(void) { return 0; }
 

@@ -379,8 +379,8 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
                                     uint64_t global_n, int overwrite, uint64_t chunk_bytes);
 
 /* ---------------------------------------------------------------------------
- * Statistics in one pass (--op stats). The cpu side of issue 6: host memory
- * and input files; the GPU kernel is a later step.
+ * Statistics in one pass (--op stats): host memory and input files on the
+ * host, device memory and synthetic buffers on the GPU (cuda backend).
  * ------------------------------------------------------------------------- */
 
 /**
@@ -419,6 +419,21 @@ gr_result_t gr_stats_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, co
 
 /** Statistics of a file's values, read once through the input pipeline. Collective. */
 gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t file, const gr_desc_t *d, gr_stats_t *out, gr_io_timing_t *timing);
+
+/**
+ * Statistics of count elements of d->dtype (f32, f64, i32, i64) at device
+ * memory of this rank's GPU (cuda backend), in one kernel pass: the sum is the
+ * exact sum (same bits as gr_stats_host, for any np), counts and min/max are
+ * exact, and (count, mean, M2) come from per-thread shifted sums merged by
+ * Chan et al. in a fixed order (same bits for a fixed np, GPU, grid and
+ * block). Collective.
+ */
+gr_result_t gr_stats_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, const gr_desc_t *d, gr_stats_t *out,
+                            gr_timing_t *timing);
+
+/** Statistics of a buffer (gr_buffer_create_synthetic), any backend: the GPU
+ *  kernel for cuda, the host pass for cpu. d->dtype must match. Collective. */
+gr_result_t gr_stats_buffer(gr_ctx_t ctx, gr_buffer_t buf, const gr_desc_t *d, gr_stats_t *out, gr_timing_t *timing);
 
 #ifdef __cplusplus
 }

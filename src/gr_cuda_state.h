@@ -38,12 +38,16 @@ typedef struct cuda_state {
     gr_exact_result_t *xres_host;   /* mapped pinned, GR_CUDA_SLOTS entries */
     gr_exact_result_t *xres_dev;
     int xocc[2][GR_OP_COUNT];       /* resident blocks per SM, 0 = not asked yet */
+    void *stats;                    /* --op stats (backend_cuda_stats.c), at first use */
     /* the file pipeline's buffers (backend_cuda_stream.c): pinned host and
      * GPU, kept for the next file reduce of this context, freed by fini */
     void *pipe_host[GR_CUDA_SLOTS];
     void *pipe_dev[GR_CUDA_SLOTS];
     size_t pipe_bytes;
 } cuda_state_t;
+
+/* Free the stats state (gr_cuda_stats.h); cleanup, never fails. */
+void gr_cuda_stats_release(cuda_state_t *s);
 
 /* The backend's reduce of n elements at device pointer dptr into result slot
  * `slot` (fast or exact kernel, by d), on s->stream; records s->done[slot].

@@ -10,6 +10,11 @@
  * Ranks are merged in rank order after a gather (not in an MPI reduction
  * tree), so the variance is repeatable for a fixed np whatever algorithm MPI
  * picks. The sum is exact, so sum and mean do not depend on np at all.
+ *
+ * Device memory (gr_stats_device, gr_stats_buffer on the cuda backend) gets
+ * its rank's part from the GPU kernel (backend_cuda_stats.c, kernels/stats.cu:
+ * per-thread shifted sums instead of Welford, the same exact sum), merged here
+ * with the same gr_stats_part_merge and combine.
  */
 #include "gr_stats.h"
 #include "gr_stream.h"
@@ -235,31 +240,75 @@ gr_result_t gr_stats_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_stats_pa
     return GR_SUCCESS;
 }
 
-gr_result_t gr_stats_host(gr_ctx_t ctx, const void *ptr, uint64_t count, const gr_desc_t *d, gr_stats_t *out,
-                          gr_timing_t *timing)
+/* A dtype the stats paths know (f16/bf16 in memory: widen to f32 first). */
+static int stats_dtype_ok(gr_dtype_t t) { return t == GR_F32 || t == GR_F64 || t == GR_I32 || t == GR_I64; }
+
+/* One rank's part (host loop, or the cuda kernel for device memory), then
+ * the rank-ordered combine. Every rank takes part in the combine even when
+ * its own part failed, so no peer waits forever. */
+static gr_result_t stats_run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
+                             gr_stats_t *out, gr_timing_t *timing, const char *who)
 {
     if (!ctx || !d || !out)
-        GR_FAIL(GR_ERR_INVALID_ARG, "gr_stats_host: ctx, desc and out must not be NULL");
+        GR_FAIL(GR_ERR_INVALID_ARG, "%s: ctx, desc and out must not be NULL", who);
     if ((unsigned)d->dtype >= GR_DTYPE_COUNT)
-        GR_FAIL(GR_ERR_INVALID_ARG, "unknown dtype %d", (int)d->dtype);
+        GR_FAIL(GR_ERR_INVALID_ARG, "%s: unknown dtype %d", who, (int)d->dtype);
+    if (!stats_dtype_ok(d->dtype))
+        GR_FAIL(GR_ERR_UNSUPPORTED, "%s: --op stats takes f32, f64, i32 or i64 values, not %s; widen the data to f32 "
+                                    "(input files are widened for you)", who, gr_dtype_name(d->dtype));
     if (d->root < 0 || d->root >= ctx->size)
         GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
     double t0 = gr_now();
     gr_stats_part_t part;
     gr_stats_part_init(&part);
+    gr_result_t r = GR_SUCCESS;
     if (count > 0 && !ptr) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "gr_stats_host: NULL data pointer with a non-zero count");
-        part.failed_code = GR_ERR_INVALID_ARG;
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "%s: NULL data pointer with a non-zero count", who);
+        r = GR_ERR_INVALID_ARG;
+    } else if (on_device) {
+        if (ctx->backend != GR_BACKEND_CUDA || !gr_cuda_stats_local_ptr) {
+            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+                   "%s: device memory needs the cuda backend; use gr_stats_host with the cpu backend", who);
+            r = GR_ERR_INVALID_ARG;
+        } else {
+            r = gr_cuda_stats_local_ptr(ctx, ptr, count, d->dtype, &part);
+        }
     } else {
         gr_stats_part_add(&part, ptr, count, d->dtype);
     }
+    if (r != GR_SUCCESS) {
+        gr_stats_part_init(&part);
+        part.failed_code = r;
+    }
     double t1 = gr_now();
-    gr_result_t r = gr_stats_combine(ctx, d, &part, out);
+    gr_result_t rc = gr_stats_combine(ctx, d, &part, out);
     double t2 = gr_now();
     if (timing) {
         timing->local = t1 - t0;
         timing->combine = t2 - t1;
         timing->total = t2 - t0;
     }
-    return gr_agree(ctx->comm, r);
+    return gr_agree(ctx->comm, r != GR_SUCCESS ? r : rc);
+}
+
+gr_result_t gr_stats_host(gr_ctx_t ctx, const void *ptr, uint64_t count, const gr_desc_t *d, gr_stats_t *out,
+                          gr_timing_t *timing)
+{
+    return stats_run(ctx, ptr, 0, count, d, out, timing, "gr_stats_host");
+}
+
+gr_result_t gr_stats_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, const gr_desc_t *d, gr_stats_t *out,
+                            gr_timing_t *timing)
+{
+    return stats_run(ctx, dev_ptr, 1, count, d, out, timing, "gr_stats_device");
+}
+
+gr_result_t gr_stats_buffer(gr_ctx_t ctx, gr_buffer_t b, const gr_desc_t *d, gr_stats_t *out, gr_timing_t *timing)
+{
+    if (!b || !d)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_stats_buffer: buffer and desc must not be NULL");
+    if (d->dtype != b->dtype)
+        GR_FAIL(GR_ERR_INVALID_ARG, "descriptor dtype %s differs from the buffer's %s", gr_dtype_name(d->dtype),
+                gr_dtype_name(b->dtype));
+    return stats_run(ctx, b->ptr, b->on_device, b->end - b->begin, d, out, timing, "gr_stats_buffer");
 }

@@ -422,6 +422,8 @@ static const bench_variant_t bench_variants[] = {
      BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_exact, 0, NULL},
     {"exact-e2e", "exact + event sync until the exact state is readable on the host; host clock",
      GR_BACKEND_CUDA, BENCH_TIME_HOST, ROW_PLAIN, 1, bench_cuda_run_exact_e2e, 0, "cub-e2e"},
+    {"stats", "gpureduce --op stats: one pass for count, NaN/Inf counts, exact sum, min/max, mean and variance",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_stats, 0, NULL},
     {"v0", "interleaved addressing, tid % 2s picks threads (divergent)", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
      1, bench_cuda_run_ladder, 0, NULL},
     {"v1", "interleaved, strided index: no divergence, bank conflicts", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,

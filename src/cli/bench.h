@@ -102,6 +102,8 @@ int bench_cuda_run_tuned_e2e(void *env, int arg, int buf, bench_result_t *res, d
 int bench_cuda_run_ladder(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_exact(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 int bench_cuda_run_exact_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+/* --op stats on the GPU: one pass, every statistic (gate: all of them in closed form) */
+int bench_cuda_run_stats(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 /* 1 when the cub-g2g row was built in (-DGR_CCCL_INCLUDE). */
 int bench_cuda_have_g2g(void);
 #endif

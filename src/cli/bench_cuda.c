@@ -17,6 +17,7 @@
 #include "gr_bench_kernels.h"
 #include "gr_cuda_check.h"
 #include "gr_exact_kernels.h"
+#include "gr_stats_kernels.h"
 #include "gr_kernels.h"
 
 #include <math.h>
@@ -73,6 +74,9 @@ struct bench_cuda {
     /* exact rows: scratch (zeroed once) and a mapped result, at first use */
     void *x_scratch;
     gr_exact_result_t *x_res_host, *x_res_dev;
+    /* stats row: scratch (zeroed once) and a mapped result, at first use */
+    void *s_scratch;
+    gr_stats_result_t *s_res_host, *s_res_dev;
 };
 
 static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
@@ -186,6 +190,10 @@ void bench_cuda_close(bench_cuda_t *c)
         GR_CUDA_IGNORE(cudaFree(c->x_scratch));
     if (c->x_res_host)
         GR_CUDA_IGNORE(cudaFreeHost(c->x_res_host));
+    if (c->s_scratch)
+        GR_CUDA_IGNORE(cudaFree(c->s_scratch));
+    if (c->s_res_host)
+        GR_CUDA_IGNORE(cudaFreeHost(c->s_res_host));
     free(c);
 }
 
@@ -640,6 +648,77 @@ int bench_cuda_run_exact_e2e(void *env, int arg, int buf, bench_result_t *res, d
     GR_CUDA_CHECK(cudaEventSynchronize(c->done));
     if (res)
         read_exact(c, res);
+    return 0;
+}
+
+/* --op stats on the GPU (kernels/gr_stats_kernels.h) as the cuda backend runs it:
+ * one pass for count, NaN/Inf counts, exact sum, min/max and the variance. */
+static gr_result_t launch_stats(bench_cuda_t *c, int buf)
+{
+    if (!c->s_scratch) {
+        GR_CUDA_CHECK(cudaMalloc(&c->s_scratch, gr_cuda_stats_scratch_bytes()));
+        GR_CUDA_CHECK(cudaMemset(c->s_scratch, 0, gr_cuda_stats_scratch_bytes()));
+        GR_CUDA_CHECK(cudaHostAlloc((void **)&c->s_res_host, sizeof(gr_stats_result_t), cudaHostAllocMapped));
+        GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->s_res_dev, c->s_res_host, 0));
+    }
+    gr_cuda_stats_launch_t l;
+    memset(&l, 0, sizeof(l));
+    l.in = c->in[buf];
+    l.n = c->g.n;
+    l.dtype = (int)c->g.dtype;
+    l.block = GR_STATS_BLOCK_DEFAULT;
+    int bps = 0;
+    GR_CUDA_CHECK(gr_cuda_stats_occupancy(l.dtype, l.block, &bps));
+    l.grid = gr_cuda_stats_grid(c->g.n, l.dtype, l.block, c->info.sm_count, bps);
+    l.scratch = c->s_scratch;
+    l.result = c->s_res_dev;
+    l.stream = c->stream;
+    GR_CUDA_CHECK(gr_cuda_launch_stats(&l));
+    return GR_SUCCESS;
+}
+
+/* The gate: every statistic against the closed form of all ones or of iota
+ * (i mod 1000); the sum (exact state rounded to f64) goes to the harness's
+ * sum gate, or NaN when count, counts, min, max, mean or variance is off. */
+static void read_stats(const bench_cuda_t *c, bench_result_t *res)
+{
+    gr_stats_result_t r;
+    memcpy(&r, (const void *)c->s_res_host, sizeof(r));
+    gr_xacc_t x;
+    for (int k = 0; k < GR_EXACT_LIMBS; ++k)
+        x.limb[k] = r.limb[k];
+    gr_xacc_normalize(&x);
+    const uint64_t n = c->g.n;
+    const double sum = gr_xacc_to_double(&x);
+    const int is_int = !is_float(c->g.dtype);
+    const double mn = is_int ? (double)r.imin : r.min, mx = is_int ? (double)r.imax : r.max;
+    /* ones */
+    int ok1 = sum == (double)n && mn == 1 && mx == 1 && r.m2 == 0 && r.mean == 1;
+    /* iota: n = 1000 q + m */
+    const uint64_t q = n / 1000u, m = n % 1000u;
+    long double s1 = (long double)q * 499500.0L + (long double)m * (long double)(m ? m - 1 : 0) / 2.0L;
+    long double s2 = (long double)q * 332833500.0L + (m ? (long double)(m - 1) * m * (2.0L * m - 1) / 6.0L : 0.0L);
+    long double m2 = s2 - s1 * s1 / (long double)n;
+    int ok2 = sum == (double)s1 && mn == 0 && mx == (n >= 1000 ? 999.0 : (double)(n - 1)) &&
+              fabsl((long double)r.m2 - m2) <= 1e-9L * m2 && fabsl((long double)r.mean - s1 / n) <= 1e-12L * (s1 / n);
+    int ok = r.count == n && r.nf == n && r.nan == 0 && r.pinf == 0 && r.ninf == 0 && (ok1 || ok2);
+    memset(res, 0, sizeof(*res));
+    res->kind = BENCH_RES_VALUE;
+    res->f = ok ? sum : (double)NAN;
+}
+
+int bench_cuda_run_stats(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    (void)arg;
+    (void)self_s;
+    if (res && c->s_res_host)
+        memset(c->s_res_host, 0xFF, sizeof(*c->s_res_host)); /* poison: count = UINT64_MAX */
+    GR_CHECK(launch_stats(c, buf));
+    if (res) {
+        GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        read_stats(c, res);
+    }
     return 0;
 }
 

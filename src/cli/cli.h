@@ -72,6 +72,30 @@ int cli_given(const cli_opts_t *o, const char *name);
 int cli_input_run(cli_opts_t *o);
 int cli_gen_run(cli_opts_t *o);
 
+/* What --op stats reports, for --input files and for synthetic data. */
+typedef struct cli_stats_report {
+    int np, repeat, repeatable;
+    const char *input, *shape;       /* --input: the file; input NULL for synthetic data */
+    const char *storage;             /* --input: storage name when not native, else NULL */
+    const char *storage_json;        /* --input: storage name */
+    uint64_t n, seed;                /* synthetic data */
+    gr_gen_t gen;
+    const char *dtype, *backend;
+    const char *t1_name;             /* "read" (--input) or "local" */
+    double t1, total;                /* seconds, medians of the slowest rank */
+    double bytes;                    /* bytes of input, all ranks */
+    gr_stats_t st;
+} cli_stats_report_t;
+void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r);
+/* Every field of two results, bit for bit. */
+int cli_same_stats(const gr_stats_t *a, const gr_stats_t *b);
+
+/* ---- stats_run.c ---- */
+
+/* `gpureduce --op stats` on synthetic data (--gen/--n, any backend). Calls
+ * MPI_Finalize; returns the exit status. */
+int cli_stats_run(cli_opts_t *o);
+
 /* ---- scale.c ---- */
 
 /* `gpureduce scale`: the sweep over sub-communicators of 1, 2, 4, ..., np

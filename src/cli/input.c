@@ -193,7 +193,7 @@ static void stats_text(double v, char *dec, size_t dlen, char *hex, size_t hlen)
 }
 
 /* Every field, bit for bit (no struct padding is compared). */
-static int same_stats(const gr_stats_t *a, const gr_stats_t *b)
+int cli_same_stats(const gr_stats_t *a, const gr_stats_t *b)
 {
     const double fa[] = {a->sum, a->mean, a->var, a->var_sample, a->min, a->max, a->nanmin, a->nanmax};
     const double fb[] = {b->sum, b->mean, b->var, b->var_sample, b->min, b->max, b->nanmin, b->nanmax};
@@ -208,6 +208,86 @@ static void json_double(FILE *f, double v)
         fprintf(f, "%.17g", v);
     else
         fprintf(f, "null");
+}
+
+/* The report of --op stats, for --input files and for synthetic data
+ * (main.c): text, CSV or JSON of every gr_stats_t field. */
+void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r)
+{
+    const gr_stats_t *st = &r->st;
+    const char *names[] = {"sum", "mean", "var", "var_sample", "min", "max", "nanmin", "nanmax"};
+    double v[] = {st->sum, st->mean, st->var, st->var_sample, st->min, st->max, st->nanmin, st->nanmax};
+    char dec[64], hex[64];
+    double g1 = r->t1 > 0 ? r->bytes / r->t1 / 1e9 : 0.0, gt = r->total > 0 ? r->bytes / r->total / 1e9 : 0.0;
+    if (fmt == CLI_FMT_JSON) {
+        fprintf(out, "{\n  \"np\": %d,\n", r->np);
+        if (r->input) {
+            fprintf(out, "  \"input\": ");
+            json_string(out, r->input);
+            fprintf(out, ",\n  \"dtype\": \"%s\",\n  \"storage\": \"%s\",\n", r->dtype, r->storage_json);
+        } else {
+            fprintf(out, "  \"n\": %llu,\n  \"gen\": \"%s\",\n  \"seed\": %llu,\n  \"dtype\": \"%s\",\n"
+                         "  \"backend\": \"%s\",\n",
+                    (unsigned long long)r->n, gr_gen_name(r->gen), (unsigned long long)r->seed, r->dtype, r->backend);
+        }
+        fprintf(out, "  \"op\": \"stats\",\n  \"stats\": {\n    \"count\": %llu, \"nan\": %llu, \"pinf\": %llu, "
+                     "\"ninf\": %llu",
+                (unsigned long long)st->count, (unsigned long long)st->nan_count, (unsigned long long)st->pinf_count,
+                (unsigned long long)st->ninf_count);
+        for (int i = 0; i < 8; ++i) {
+            stats_text(v[i], dec, sizeof(dec), hex, sizeof(hex));
+            fprintf(out, ",\n    \"%s\": ", names[i]);
+            json_double(out, v[i]);
+            fprintf(out, ", \"%s_hex\": \"%s\"", names[i], hex);
+        }
+        if (st->is_integer)
+            fprintf(out, ",\n    \"isum\": %lld, \"overflow\": %s, \"imin\": %lld, \"imax\": %lld",
+                    (long long)st->isum, st->overflow ? "true" : "false", (long long)st->imin, (long long)st->imax);
+        fprintf(out, "\n  },\n  \"repeat\": %d,\n  \"repeatable\": %s,\n  \"time\": {\"%s\": %.9g, "
+                     "\"total\": %.9g},\n  \"gbps\": {\"%s\": %.6g, \"aggregate\": %.6g}\n}\n",
+                r->repeat, r->repeatable ? "true" : "false", r->t1_name, r->t1, r->total, r->t1_name, g1, gt);
+    } else if (fmt == CLI_FMT_CSV) {
+        if (r->input)
+            fprintf(out, "np,input,dtype,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,"
+                         "%s_s,total_s\n%d,\"%s\",%s,%llu,%llu,%llu,%llu",
+                    r->t1_name, r->np, r->input, r->dtype, (unsigned long long)st->count,
+                    (unsigned long long)st->nan_count, (unsigned long long)st->pinf_count,
+                    (unsigned long long)st->ninf_count);
+        else
+            fprintf(out, "np,n,gen,seed,dtype,backend,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,"
+                         "nanmax,%s_s,total_s\n%d,%llu,%s,%llu,%s,%s,%llu,%llu,%llu,%llu",
+                    r->t1_name, r->np, (unsigned long long)r->n, gr_gen_name(r->gen), (unsigned long long)r->seed,
+                    r->dtype, r->backend, (unsigned long long)st->count, (unsigned long long)st->nan_count,
+                    (unsigned long long)st->pinf_count, (unsigned long long)st->ninf_count);
+        for (int i = 0; i < 8; ++i)
+            fprintf(out, ",%.17g", v[i]);
+        fprintf(out, ",%.9g,%.9g\n", r->t1, r->total);
+    } else {
+        if (r->input)
+            fprintf(out, "# gpureduce %s: np %d, input %s (shape %s), dtype %s%s%s, op stats, backend %s, "
+                         "repeat %d\n",
+                    GR_VERSION_STRING, r->np, r->input, r->shape, r->dtype, r->storage ? " stored as " : "",
+                    r->storage ? r->storage : "", r->backend, r->repeat);
+        else
+            fprintf(out, "# gpureduce %s: np %d, n %llu, dtype %s, op stats, gen %s, seed %llu, backend %s, "
+                         "repeat %d\n",
+                    GR_VERSION_STRING, r->np, (unsigned long long)r->n, r->dtype, gr_gen_name(r->gen),
+                    (unsigned long long)r->seed, r->backend, r->repeat);
+        fprintf(out, "%-12s %llu (NaN %llu, +Inf %llu, -Inf %llu)\n", "count", (unsigned long long)st->count,
+                (unsigned long long)st->nan_count, (unsigned long long)st->pinf_count,
+                (unsigned long long)st->ninf_count);
+        for (int i = 0; i < 8; ++i) {
+            stats_text(v[i], dec, sizeof(dec), hex, sizeof(hex));
+            if (st->is_integer && i == 0 && !st->overflow)
+                snprintf(dec, sizeof(dec), "%lld", (long long)st->isum);
+            fprintf(out, "%-12s %-24s %s\n", names[i], dec, hex);
+        }
+        fprintf(out, "%-12s %s %.3f GB/s, end to end %.3f GB/s (slowest rank, median of %d)\n", "bandwidth",
+                r->t1_name, g1, gt, r->repeat);
+        fprintf(out, "%-12s %s (%d runs)\n", "repeatable", r->repeatable ? "yes, same bits every run" : "NO",
+                r->repeat);
+    }
+    fflush(out);
 }
 
 /* --input PATH --op stats: one pass, every statistic (gr_stats_t). */
@@ -246,67 +326,30 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
     int repeatable = 1;
     if (g_rank == o->desc.root)
         for (int k = 1; k < R; ++k)
-            if (!same_stats(&vals[k], &vals[0]))
+            if (!cli_same_stats(&vals[k], &vals[0]))
                 repeatable = 0;
     cli_root_to_rank0(o->desc.root, &st, sizeof(st), &repeatable);
     if (g_rank == 0) {
         double rmed, rmin, rmax, tmed, tmin, tmax;
         stats3(mr, R, &rmed, &rmin, &rmax);
         stats3(mt, R, &tmed, &tmin, &tmax);
-        double bytes = (double)info->count * (double)info->item_bytes;
-        const char *names[] = {"sum", "mean", "var", "var_sample", "min", "max", "nanmin", "nanmax"};
-        double v[] = {st.sum, st.mean, st.var, st.var_sample, st.min, st.max, st.nanmin, st.nanmax};
-        char dec[64], hex[64];
-        if (o->format == CLI_FMT_JSON) {
-            fprintf(stdout, "{\n  \"np\": %d,\n  \"input\": ", np);
-            json_string(stdout, info->path);
-            fprintf(stdout, ",\n  \"dtype\": \"%s\",\n  \"storage\": \"%s\",\n  \"op\": \"stats\",\n  \"stats\": {\n"
-                            "    \"count\": %llu, \"nan\": %llu, \"pinf\": %llu, \"ninf\": %llu",
-                    gr_dtype_name(info->dtype), gr_storage_name(info->storage), (unsigned long long)st.count,
-                    (unsigned long long)st.nan_count, (unsigned long long)st.pinf_count,
-                    (unsigned long long)st.ninf_count);
-            for (int i = 0; i < 8; ++i) {
-                stats_text(v[i], dec, sizeof(dec), hex, sizeof(hex));
-                fprintf(stdout, ",\n    \"%s\": ", names[i]);
-                json_double(stdout, v[i]);
-                fprintf(stdout, ", \"%s_hex\": \"%s\"", names[i], hex);
-            }
-            if (st.is_integer)
-                fprintf(stdout, ",\n    \"isum\": %lld, \"overflow\": %s, \"imin\": %lld, \"imax\": %lld",
-                        (long long)st.isum, st.overflow ? "true" : "false", (long long)st.imin, (long long)st.imax);
-            fprintf(stdout, "\n  },\n  \"repeat\": %d,\n  \"repeatable\": %s,\n  \"time\": {\"read\": %.9g, "
-                            "\"total\": %.9g},\n  \"gbps\": {\"read\": %.6g, \"aggregate\": %.6g}\n}\n",
-                    R, repeatable ? "true" : "false", rmed, tmed, rmed > 0 ? bytes / rmed / 1e9 : 0.0,
-                    tmed > 0 ? bytes / tmed / 1e9 : 0.0);
-        } else if (o->format == CLI_FMT_CSV) {
-            fprintf(stdout, "np,input,dtype,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,"
-                            "read_s,total_s\n%d,\"%s\",%s,%llu,%llu,%llu,%llu",
-                    np, info->path, gr_dtype_name(info->dtype), (unsigned long long)st.count,
-                    (unsigned long long)st.nan_count, (unsigned long long)st.pinf_count,
-                    (unsigned long long)st.ninf_count);
-            for (int i = 0; i < 8; ++i)
-                fprintf(stdout, ",%.17g", v[i]);
-            fprintf(stdout, ",%.9g,%.9g\n", rmed, tmed);
-        } else {
-            fprintf(stdout, "# gpureduce %s: np %d, input %s (shape %s), dtype %s%s%s, op stats, backend host pass, "
-                            "repeat %d\n",
-                    GR_VERSION_STRING, np, info->path, info->shape, gr_dtype_name(info->dtype),
-                    info->storage != GR_STORE_NATIVE ? " stored as " : "",
-                    info->storage != GR_STORE_NATIVE ? gr_storage_name(info->storage) : "", R);
-            fprintf(stdout, "%-12s %llu (NaN %llu, +Inf %llu, -Inf %llu)\n", "count", (unsigned long long)st.count,
-                    (unsigned long long)st.nan_count, (unsigned long long)st.pinf_count,
-                    (unsigned long long)st.ninf_count);
-            for (int i = 0; i < 8; ++i) {
-                stats_text(v[i], dec, sizeof(dec), hex, sizeof(hex));
-                if (st.is_integer && i == 0 && !st.overflow)
-                    snprintf(dec, sizeof(dec), "%lld", (long long)st.isum);
-                fprintf(stdout, "%-12s %-24s %s\n", names[i], dec, hex);
-            }
-            fprintf(stdout, "%-12s read %.3f GB/s, end to end %.3f GB/s (slowest rank, median of %d)\n", "bandwidth",
-                    rmed > 0 ? bytes / rmed / 1e9 : 0.0, tmed > 0 ? bytes / tmed / 1e9 : 0.0, R);
-            fprintf(stdout, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
-        }
-        fflush(stdout);
+        cli_stats_report_t rep;
+        memset(&rep, 0, sizeof(rep));
+        rep.np = np;
+        rep.repeat = R;
+        rep.repeatable = repeatable;
+        rep.input = info->path;
+        rep.shape = info->shape;
+        rep.storage = info->storage != GR_STORE_NATIVE ? gr_storage_name(info->storage) : NULL;
+        rep.storage_json = gr_storage_name(info->storage);
+        rep.dtype = gr_dtype_name(info->dtype);
+        rep.backend = "host pass";
+        rep.t1_name = "read";
+        rep.t1 = rmed;
+        rep.total = tmed;
+        rep.bytes = (double)info->count * (double)info->item_bytes;
+        rep.st = st;
+        cli_print_stats(stdout, o->format, &rep);
     }
     free(vals);
     free(tr);

@@ -344,5 +344,7 @@ int main(int argc, char **argv)
         return cli_gen_run(&o);
     if (o.input)
         return cli_input_run(&o);
+    if (o.stats && !o.topo)
+        return cli_stats_run(&o);
     return run_reduce(&o);
 }

@@ -94,7 +94,7 @@ static int set_op(cli_opts_t *o, const char *a, char *err, size_t len)
         return 0;
     }
     if (!strcmp(a, "stats")) {
-        o->stats = 1; /* a pass of its own (input.c); the descriptor keeps sum */
+        o->stats = 1; /* a pass of its own (input.c, stats_run.c); the descriptor keeps sum */
         o->desc.op.kind = GR_OP_SUM;
         o->desc.op.power = 1;
         return 0;
@@ -276,7 +276,7 @@ static const cli_option_t options[] = {
     {"n", "SIZE", "global element count (default 2^24); SIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40)", set_n},
     {"per-rank", "SIZE", "element count per rank (weak scaling); N = SIZE x np", set_per_rank},
     {"dtype", "T", "f32 | f64 | i32 | i64 (default f32)", set_dtype},
-    {"op", "OP", "sum | min | max | abssum | sumsq | powsum:P, P in 1..8 | stats (--input) (default sum)", set_op},
+    {"op", "OP", "sum | min | max | abssum | sumsq | powsum:P, P in 1..8 | stats (default sum)", set_op},
     {"gen", "G", "ones | iota | uniform | normal | randint | stress (default uniform)", set_gen},
     {"seed", "S", "generator seed (default 1)", set_seed},
     {"mode", "M", "fast | exact (default fast); see Numeric contract in README", set_mode},
@@ -400,8 +400,6 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
         ERR("--weak and --strong belong to the scale command: gpureduce scale --weak SIZE | --strong SIZE");
     if ((cli_given(o, "offset") || cli_given(o, "chunk")) && !o->input && strcmp(o->cmd, "gen") != 0)
         ERR("--offset and --chunk belong to --input PATH (and --chunk to gen)");
-    if (o->stats && !o->input)
-        ERR("--op stats works on --input files for now (the GPU kernel for synthetic data is a later step)");
     if ((o->out || o->force) && strcmp(o->cmd, "gen") != 0)
         ERR("--out and --force belong to the gen command: gpureduce gen --out PATH --n SIZE ...");
     return 0;

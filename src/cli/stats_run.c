@@ -1,0 +1,119 @@
+/*
+ * stats_run.c - `gpureduce --op stats` on synthetic data (--gen, --n or
+ * --per-rank, --dtype), any backend and any np: the one-pass statistics of
+ * each rank's shard (the GPU kernel on cuda, the host pass on cpu), combined
+ * in rank order. The report is input.c's (cli_print_stats), as for --input.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cli_stats_run(cli_opts_t *o)
+{
+    int np, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (o->desc.root >= np) {
+        char m[128];
+        snprintf(m, sizeof(m), "--root %d: the job has only %d rank(s)", o->desc.root, np);
+        return cli_usage_error("gpureduce", m);
+    }
+    if (cli_given(o, "mode"))
+        return cli_usage_error("gpureduce", "--mode does not apply to --op stats: the sum is exact, the variance one-pass");
+    if (o->verify)
+        return cli_usage_error("gpureduce", "--verify does not apply to --op stats; the gpu test suite (label gpu) "
+                                            "checks the GPU statistics against the host's");
+    char why[256];
+    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) &&
+        (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
+        snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "
+                                   "randint or stress with --dtype %s",
+                 gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
+        return cli_usage_error("gpureduce", why);
+    }
+    uint64_t n = o->n;
+    if (o->have_per_rank) {
+        if (o->per_rank > UINT64_MAX / (uint64_t)np)
+            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
+        n = o->per_rank * (uint64_t)np;
+    }
+
+    gr_ctx_t ctx = NULL;
+    gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
+    if (r != GR_SUCCESS)
+        cli_die("gpureduce", r, "creating the context");
+    gr_backend_t backend = gr_ctx_backend(ctx);
+    gr_buffer_t buf = NULL;
+    r = gr_buffer_create_synthetic(ctx, o->desc.dtype, o->gen, o->seed, n, &buf);
+    if (r != GR_SUCCESS)
+        cli_die("gpureduce", r, "creating the synthetic dataset");
+
+    int R = o->repeat;
+    gr_stats_t *vals = calloc((size_t)R, sizeof(gr_stats_t));
+    double *tl = calloc((size_t)R, sizeof(double)), *tt = calloc((size_t)R, sizeof(double));
+    double *ml = calloc((size_t)R, sizeof(double)), *mt = calloc((size_t)R, sizeof(double));
+    if (!vals || !tl || !tt || !ml || !mt)
+        cli_die("gpureduce", GR_ERR_NOMEM, "allocating result arrays");
+    for (int w = 0; w < o->warmup; ++w) {
+        gr_stats_t v;
+        r = gr_stats_buffer(ctx, buf, &o->desc, &v, NULL);
+        if (r != GR_SUCCESS)
+            cli_die("gpureduce", r, "a warm-up run of --op stats");
+    }
+    for (int k = 0; k < R; ++k) {
+        gr_timing_t t;
+        if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+            cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
+        r = gr_stats_buffer(ctx, buf, &o->desc, &vals[k], &t);
+        if (r != GR_SUCCESS)
+            cli_die("gpureduce", r, "--op stats");
+        tl[k] = t.local;
+        tt[k] = t.total;
+    }
+    if (MPI_Reduce(tl, ml, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
+
+    gr_stats_t st = vals[0];
+    int repeatable = 1;
+    if (rank == o->desc.root)
+        for (int k = 1; k < R; ++k)
+            if (!cli_same_stats(&vals[k], &vals[0]))
+                repeatable = 0;
+    cli_root_to_rank0(o->desc.root, &st, sizeof(st), &repeatable);
+    if (rank == 0) {
+        double lmed, lmin, lmax, tmed, tmin, tmax;
+        stats3(ml, R, &lmed, &lmin, &lmax);
+        stats3(mt, R, &tmed, &tmin, &tmax);
+        cli_stats_report_t rep;
+        memset(&rep, 0, sizeof(rep));
+        rep.np = np;
+        rep.repeat = R;
+        rep.repeatable = repeatable;
+        rep.n = n;
+        rep.seed = o->seed;
+        rep.gen = o->gen;
+        rep.dtype = gr_dtype_name(o->desc.dtype);
+        rep.backend = gr_backend_name(backend);
+        rep.t1_name = "local";
+        rep.t1 = lmed;
+        rep.total = tmed;
+        rep.bytes = (double)n * (double)gr_dtype_size(o->desc.dtype);
+        rep.st = st;
+        cli_print_stats(stdout, o->format, &rep);
+    }
+    free(vals);
+    free(tl);
+    free(tt);
+    free(ml);
+    free(mt);
+    gr_buffer_destroy(buf);
+    gr_ctx_destroy(ctx);
+    int status = repeatable ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != CLI_EXIT_OK && rank == 0)
+        fprintf(stderr, "gpureduce: repeated runs of --op stats gave different bits\n");
+    MPI_Finalize();
+    return status;
+}
