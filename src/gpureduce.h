@@ -187,8 +187,9 @@ gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len);
 /**
  * A reduced value. Valid on the root (or on every rank with all_ranks).
  *
- * Floating inputs: value in .f (f32 input is accumulated and reported in f64
- * in fast mode; in exact mode .f holds the f32-rounded value). Integer inputs
+ * Floating inputs: value in .f (f32, f16 and bf16 input is accumulated and
+ * reported in f64 in fast mode; in exact mode .f holds the exact result
+ * rounded once to the input type: an f32, f16 or bf16 value). Integer inputs
  * with sum-like ops: exact value in .i when .overflow is 0; when the exact
  * result does not fit int64, .overflow is non-zero and .f holds the exact
  * result rounded to double; when a term (|x| or x^P) did not fit int64,
@@ -204,6 +205,7 @@ typedef struct gr_value {
     int64_t i;
     uint64_t count;    /**< number of elements reduced, all ranks */
     uint64_t nan_count;/**< NaN inputs seen (floating sum-like ops, exact mode) */
+    int dtype;         /**< the descriptor's dtype (gr_dtype_t) on ranks with .valid, so printers know f16/bf16 */
 } gr_value_t;
 
 /** Per-call timings of this rank, in seconds. */
@@ -292,22 +294,24 @@ typedef enum gr_file_format {
 #define GR_FILE_CHUNK_MAX ((uint64_t)1 << 30)
 
 /**
- * How a file stores its elements. f16 and bf16 embed exactly in f32, so such
- * files are reduced as GR_F32 after widening on the host; in exact mode the
- * exact sum is rounded once to the storage type (the value is still returned
- * in gr_value_t.f), in fast mode it is accumulated in f64 as for f32 input.
+ * Compatibility alias from before f16 and bf16 were dtypes (0.3): asking for
+ * GR_STORE_F16 / GR_STORE_BF16 is the same as have_dtype = 1 with GR_F16 /
+ * GR_BF16 (a raw file's element type; for .npy it must match the header, and
+ * GR_STORE_BF16 reads descr '<V2' as bfloat16). Files of those types now open
+ * as dtype GR_F16 / GR_BF16 and are reduced natively; gr_file_info_t.storage
+ * is always GR_STORE_NATIVE.
  */
 typedef enum gr_storage {
     GR_STORE_NATIVE = 0, /**< elements are of the file's dtype */
-    GR_STORE_F16 = 1,    /**< IEEE binary16 ('<f2') */
-    GR_STORE_BF16 = 2    /**< bfloat16 (descr 'bfloat16', or '<V2' when asked for) */
+    GR_STORE_F16 = 1,    /**< alias of dtype GR_F16 (IEEE binary16, '<f2') */
+    GR_STORE_BF16 = 2    /**< alias of dtype GR_BF16 (descr 'bfloat16', or '<V2' when asked for) */
 } gr_storage_t;
 
 typedef struct gr_file_config {
     gr_file_format_t format; /**< default GR_FILE_AUTO */
-    gr_storage_t storage;    /**< raw files: f16/bf16 storage (then dtype is ignored); .npy: GR_STORE_BF16
-                                  reads descr '<V2' as bfloat16, and a set value must match the header */
-    int have_dtype;          /**< dtype is set: required for raw; for .npy it must match the header */
+    gr_storage_t storage;    /**< compatibility alias, see gr_storage_t; GR_STORE_NATIVE (default) = unused */
+    int have_dtype;          /**< dtype is set: required for raw; for .npy it must match the header
+                                  (GR_BF16 also reads descr '<V2' as bfloat16) */
     gr_dtype_t dtype;
     uint64_t offset;         /**< raw only: bytes before the first element (default 0) */
     uint64_t chunk_bytes;    /**< bytes per read per rank, 1..GR_FILE_CHUNK_MAX; 0 = default */
@@ -326,8 +330,8 @@ typedef struct gr_file *gr_file_t;
 typedef struct gr_file_info {
     const char *path;
     gr_file_format_t format;  /**< GR_FILE_NPY or GR_FILE_RAW */
-    gr_dtype_t dtype;         /**< the type reduced (GR_F32 for f16/bf16 storage) */
-    gr_storage_t storage;     /**< how the file stores elements */
+    gr_dtype_t dtype;         /**< the element type (GR_F16 for '<f2', GR_BF16 for 'bfloat16') */
+    gr_storage_t storage;     /**< always GR_STORE_NATIVE (kept for compatibility) */
     uint64_t count;           /**< elements, all ranks */
     uint64_t data_offset;     /**< bytes before the first element */
     uint64_t file_bytes;

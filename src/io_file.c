@@ -155,7 +155,10 @@ static int read_exact(MPI_File fh, uint64_t off, void *buf, size_t n)
     return got == (int)n ? 0 : -1;
 }
 
-static const char *dtype_names_hint = "f32, f64, i32 or i64";
+static const char *dtype_names_hint = "f32, f64, i32, i64, f16 or bf16";
+
+/* The dtype a (compatibility) storage value names: GR_STORE_F16 is --dtype f16, GR_STORE_BF16 --dtype bf16. */
+static gr_dtype_t storage_dtype(gr_storage_t s) { return s == GR_STORE_BF16 ? GR_BF16 : GR_F16; }
 
 /* Rank 0, file open: read and check the header (or the raw layout). */
 static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *path, probe_t *p)
@@ -190,9 +193,15 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
                                      "read it as raw binary", dtype_names_hint);
             return;
         }
-        gr_dtype_t dt = cfg->storage == GR_STORE_NATIVE ? cfg->dtype : GR_F32;
-        size_t esz = cfg->storage == GR_STORE_NATIVE ? gr_dtype_size(dt) : 2;
-        const char *tname = cfg->storage == GR_STORE_NATIVE ? gr_dtype_name(dt) : gr_storage_name(cfg->storage);
+        gr_dtype_t dt = cfg->storage == GR_STORE_NATIVE ? cfg->dtype : storage_dtype(cfg->storage);
+        if (cfg->storage != GR_STORE_NATIVE && cfg->have_dtype && cfg->dtype != dt) {
+            probe_fail(p, GR_ERR_IO, "%s storage was asked for with --dtype %s; give one of them (storage f16/bf16 "
+                                     "is the old spelling of --dtype f16/bf16)",
+                       gr_storage_name(cfg->storage), gr_dtype_name(cfg->dtype));
+            return;
+        }
+        size_t esz = gr_dtype_size(dt);
+        const char *tname = gr_dtype_name(dt);
         if (cfg->offset > p->file_bytes) {
             probe_fail(p, GR_ERR_IO, "--offset %llu is past the end of the file (%llu bytes)",
                        (unsigned long long)cfg->offset, (unsigned long long)p->file_bytes);
@@ -207,7 +216,7 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
             return;
         }
         p->dtype = (int32_t)dt;
-        p->storage = (int32_t)cfg->storage;
+        p->storage = (int32_t)GR_STORE_NATIVE;
         p->item_bytes = (int32_t)esz;
         p->data_offset = cfg->offset;
         p->count = data / esz;
@@ -242,21 +251,18 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
     snprintf(p->descr, sizeof(p->descr), "%s", h.descr);
     shape_text(h.shape, h.ndim, p->shape, sizeof(p->shape));
     int dt = gr_npy_type_to_dtype(h.type);
-    gr_storage_t storage = GR_STORE_NATIVE;
-    if (h.type == GR_NPY_F16)
-        storage = GR_STORE_F16;
-    else if (h.type == GR_NPY_BF16 || (h.type == GR_NPY_V2 && cfg->storage == GR_STORE_BF16))
-        storage = GR_STORE_BF16;
-    if (h.type == GR_NPY_V2 && storage != GR_STORE_BF16) {
+    /* '<V2' is bfloat16 when the caller says so: --dtype bf16 (or the old storage = GR_STORE_BF16) */
+    int want_bf16 = cfg->storage == GR_STORE_BF16 || (cfg->have_dtype && cfg->dtype == GR_BF16);
+    if (h.type == GR_NPY_V2 && want_bf16)
+        dt = GR_BF16;
+    if (h.type == GR_NPY_V2 && dt < 0) {
         probe_fail(p, GR_ERR_UNSUPPORTED, "descr '%s' is 2 opaque bytes per item (np.save writes ml_dtypes bfloat16 "
                                           "this way, losing the type); save it with descr 'bfloat16', or read it as "
-                                          "bfloat16 through the library (gr_file_config_t.storage = GR_STORE_BF16)",
+                                          "bfloat16 with --dtype bf16",
                    h.descr);
         return;
     }
-    if (storage != GR_STORE_NATIVE)
-        dt = GR_F32; /* widened exactly on the host */
-    if (cfg->storage != GR_STORE_NATIVE && cfg->storage != storage) {
+    if (cfg->storage != GR_STORE_NATIVE && dt != (int)storage_dtype(cfg->storage)) {
         probe_fail(p, GR_ERR_IO, "%s storage was asked for, but the file's descr is '%s'",
                    gr_storage_name(cfg->storage), h.descr);
         return;
@@ -281,7 +287,7 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
         GR_WARN(GR_SUB_IO, "'%s': %llu bytes after the array data are ignored", path,
                 (unsigned long long)(avail - h.data_bytes));
     p->dtype = (int32_t)dt;
-    p->storage = (int32_t)storage;
+    p->storage = (int32_t)GR_STORE_NATIVE; /* f16/bf16 are dtypes now: elements are of the file's dtype */
     p->item_bytes = (int32_t)h.itemsize;
     p->data_offset = h.data_offset;
     p->count = h.count;
@@ -406,45 +412,6 @@ gr_result_t gr_file_close(gr_file_t f)
 
 void gr_file_get_info(gr_file_t f, gr_file_info_t *info) { *info = f->info; }
 
-/*
- * gr_combine for f16/bf16 storage: the same rank-order-free combine of exact
- * partials, and in exact mode the exact sum rounded once to the storage
- * format (binary16: 11 bits, subnormals down to 2^-24, max exponent 15;
- * bfloat16: 8 bits, 2^-133, 127), not to f32 and then again.
- */
-static gr_result_t combine_storage(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, gr_storage_t storage,
-                                   gr_value_t *out)
-{
-    gr_partial_t mine = *p, all;
-    gr_xacc_normalize(&mine.sum);
-    mine.adds = 0;
-    if (d->all_ranks)
-        GR_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, ctx->partial_type, ctx->partial_op, ctx->comm));
-    else
-        GR_MPI_CHECK(MPI_Reduce(&mine, &all, 1, ctx->partial_type, ctx->partial_op, d->root, ctx->comm));
-    memset(out, 0, sizeof(*out));
-    if (!d->all_ranks && ctx->rank != d->root)
-        return p->failed ? (gr_result_t)p->failed_code : GR_SUCCESS;
-    if (all.failed > 0) {
-        if (p->failed)
-            return (gr_result_t)p->failed_code;
-        GR_FAIL((gr_result_t)all.failed_code, "%lld rank(s) failed reading or reducing their shard, first rank %lld "
-                                              "(%s); see that rank's message above",
-                (long long)all.failed, (long long)all.failed_rank, gr_strerror((gr_result_t)all.failed_code));
-    }
-    gr_partial_finish(&all, d, out);
-    int sum_like = d->op.kind != GR_OP_MIN && d->op.kind != GR_OP_MAX;
-    if (d->mode == GR_MODE_EXACT && sum_like && isfinite(out->f)) {
-        gr_xacc_t x = all.sum;
-        gr_xacc_normalize(&x);
-        double r = storage == GR_STORE_F16 ? gr_xacc_round(&x, 11, -24, 15) : gr_xacc_round(&x, 8, -133, 127);
-        if (r == 0 && all.count > 0 && all.nonnegzero == 0)
-            r = -0.0; /* as gr_partial_finish: a sum of only -0.0 is -0.0 */
-        out->f = r;
-    }
-    return GR_SUCCESS;
-}
-
 gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_value_t *out, gr_io_timing_t *timing)
 {
     if (!ctx || !f || !d || !out)
@@ -475,8 +442,7 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
         part.failed_code = r;
     }
     double t1 = gr_now();
-    gr_result_t rc = f->info.storage == GR_STORE_NATIVE ? gr_combine(ctx, d, &part, out)
-                                                        : combine_storage(ctx, d, &part, f->info.storage, out);
+    gr_result_t rc = gr_combine(ctx, d, &part, out); /* exact f16/bf16: rounded once to the half type */
     double t2 = gr_now();
     t.local = t1 - t0;
     t.combine = t2 - t1;
@@ -495,6 +461,12 @@ gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d_in, gr_s
         GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d_in->root, ctx->size);
     gr_desc_t d = *d_in;
     d.dtype = f->info.dtype; /* the values are what the file holds */
+    /* the host statistics take f32, f64, i32, i64: f16/bf16 chunks are widened exactly to f32 on the way */
+    gr_storage_t widen = GR_STORE_NATIVE;
+    if (d.dtype == GR_F16 || d.dtype == GR_BF16) {
+        widen = d.dtype == GR_F16 ? GR_STORE_F16 : GR_STORE_BF16;
+        d.dtype = GR_F32;
+    }
     gr_io_timing_t t;
     memset(&t, 0, sizeof(t));
     uint64_t n = f->info.count, b, e;
@@ -505,7 +477,7 @@ gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d_in, gr_s
     gr_stats_part_t part;
     double t0 = gr_now();
     gr_result_t r = gr_pipeline_stats_file(ctx, f->fh, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
-                                           nchunks, f->info.storage, &d, &part, &t);
+                                           nchunks, widen, &d, &part, &t);
     if (r != GR_SUCCESS) {
         gr_stats_part_init(&part);
         part.failed_code = r;

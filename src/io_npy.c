@@ -412,6 +412,10 @@ int gr_npy_type_to_dtype(gr_npy_type_t t)
         return GR_I32;
     case GR_NPY_I64:
         return GR_I64;
+    case GR_NPY_F16:
+        return GR_F16;
+    case GR_NPY_BF16:
+        return GR_BF16;
     default:
         return -1;
     }

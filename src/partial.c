@@ -117,6 +117,7 @@ void gr_partial_finish(const gr_partial_t *p, const gr_desc_t *d, gr_value_t *ou
 {
     memset(out, 0, sizeof(*out));
     out->valid = 1;
+    out->dtype = (int)d->dtype;
     out->count = (uint64_t)p->count;
     out->nan_count = (uint64_t)p->nan;
     if (is_float(d->dtype)) {

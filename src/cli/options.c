@@ -66,10 +66,10 @@ static int set_strong(cli_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_dtype(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    static const char *const names[] = {"f32", "f64", "i32", "i64"};
-    int i = lookup(a, names, 4);
+    static const char *const names[GR_DTYPE_COUNT] = {"f32", "f64", "i32", "i64", "f16", "bf16"};
+    int i = lookup(a, names, GR_DTYPE_COUNT);
     if (i < 0)
-        ERR("--dtype: unknown type '%s' (use f32, f64, i32 or i64)", a);
+        ERR("--dtype: unknown type '%s' (use f32, f64, i32, i64, f16 or bf16)", a);
     o->desc.dtype = (gr_dtype_t)i;
     return 0;
 }
@@ -275,7 +275,7 @@ FLAG_SETTER(set_force, o->force)
 static const cli_option_t options[] = {
     {"n", "SIZE", "global element count (default 2^24); SIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40)", set_n},
     {"per-rank", "SIZE", "element count per rank (weak scaling); N = SIZE x np", set_per_rank},
-    {"dtype", "T", "f32 | f64 | i32 | i64 (default f32)", set_dtype},
+    {"dtype", "T", "f32 | f64 | i32 | i64 | f16 | bf16 (default f32)", set_dtype},
     {"op", "OP", "sum | min | max | abssum | sumsq | powsum:P, P in 1..8 | stats (default sum)", set_op},
     {"gen", "G", "ones | iota | uniform | normal | randint | stress (default uniform)", set_gen},
     {"seed", "S", "generator seed (default 1)", set_seed},

@@ -29,8 +29,12 @@ check_usage_errors() {
     expect_rc 2 "powsum:x"
     run $np --op median
     expect_rc 2 "unknown op"; expect_err "unknown op 'median'" "unknown op text"
-    run $np --dtype f16
-    expect_rc 2 "unknown dtype"; expect_err "unknown type 'f16'" "unknown dtype text"
+    run $np --dtype f8
+    expect_rc 2 "unknown dtype"; expect_err "unknown type 'f8' \\(use f32, f64, i32, i64, f16 or bf16\\)" "unknown dtype text"
+    run $np --dtype bf16 --gen uniform --mode exact --op sumsq --backend cpu --n 100
+    expect_rc 0 "bf16 exact sumsq is accepted"
+    run $np --dtype f16 --mode exact --op powsum:3 --backend cpu --n 100
+    expect_rc 2 "f16 exact powsum:3"; expect_err "mode exact supports" "f16 exact powsum:3 text"
     run $np --gen gauss
     expect_rc 2 "unknown generator"
     run $np --backend tpu

@@ -13,3 +13,10 @@ foreach(t cpu_closed_forms cpu_ieee cpu_threads)
   gr_add_mpi_test(unit_${t} NP 1 COMMAND $<TARGET_FILE:unit_${t}> LABELS unit TIMEOUT 120
     ENV "ASAN_OPTIONS=detect_leaks=0")
 endforeach()
+
+# f16 / bf16 on the cpu backend: closed forms and exact identity for np 1, 2, 3.
+gr_test_exe(unit_half_cpu SOURCES ${GR_TEST_DIR}/unit/test_half_cpu.c)
+foreach(np 1 2 3)
+  gr_add_mpi_test(unit_half_cpu_np${np} NP ${np} COMMAND $<TARGET_FILE:unit_half_cpu> LABELS "unit;exact" TIMEOUT 300
+    ENV "ASAN_OPTIONS=detect_leaks=0")
+endforeach()

@@ -6,8 +6,8 @@ cd "$TMP" || exit 1
 C="--backend cpu"
 
 # iota values = the `iota` generator: the same bits as the synthetic run
-for dt in '<f4' '<f8' '<i4' '<i8'; do
-    case $dt in '<f4') t=f32 ;; '<f8') t=f64 ;; '<i4') t=i32 ;; *) t=i64 ;; esac
+for dt in '<f4' '<f8' '<i4' '<i8' '<f2' bfloat16; do
+    case $dt in '<f4') t=f32 ;; '<f8') t=f64 ;; '<i4') t=i32 ;; '<f2') t=f16 ;; bfloat16) t=bf16 ;; *) t=i64 ;; esac
     run 1 --gen iota --n 24 --dtype $t --mode exact $C --repeat 1 --warmup 0
     want=$(result_hex)
     for v in 1 2 3; do
@@ -85,8 +85,8 @@ for dt in '<f8' '<f4'; do
         expect_same_float "$(result_hex)" "$(python3 -c "print(float($(json_field "$js" max)).hex())")" "$dt $vals max"
     done
 done
-# f16 and bfloat16 storage: widened exactly to f32; exact mode rounds the
-# exact sum once to the storage type, fast mode accumulates in f64
+# f16 and bfloat16 are dtypes: exact mode rounds the exact sum once to the
+# half type, fast mode accumulates in f64
 for dt in '<f2' bfloat16; do
     for vals in rand randexp; do
         [ "$dt" = '<f2' ] && [ $vals = randexp ] && continue # beyond f16's range
@@ -96,7 +96,7 @@ for dt in '<f2' bfloat16; do
             expect_rc 0 "$dt $vals np $np"
             expect_same_float "$(result_hex)" "$(json_field "$js" sum_hex)" "$dt $vals exact sum np $np (rounded to $dt)"
         done
-        expect_out "dtype f32 \(stored as (f16|bf16)\)" "$dt storage reported"
+        expect_out "dtype (f16|bf16)," "$dt dtype reported"
         run 2 --input h.npy $C --op min
         expect_same_float "$(result_hex)" "$(python3 -c "print(float($(json_field "$js" min)).hex())")" "$dt $vals min"
     done
@@ -108,6 +108,24 @@ expect_same_float "$(result_hex)" "$(json_field "$js" sum64_hex)" "f16 fast sum 
 $NPYW write hv.npy --descr '<V2' >/dev/null
 run 1 --input hv.npy $C
 expect_rc 1 "<V2 without a storage choice"; expect_one_error "'hv.npy': descr '<V2' is 2 opaque bytes per item" "<V2 text"
+# ... which --dtype bf16 reads as bfloat16 (npyw writes zero bytes for '<V2')
+$NPYW write hv.npy --descr '<V2' --shape 100 >/dev/null
+run 2 --input hv.npy --dtype bf16 --mode exact $C
+expect_rc 0 "<V2 as bf16"; expect_eq "$(result_dec)" "0" "<V2 read as bf16"
+expect_out "dtype bf16," "<V2 as bf16 reported"
+$NPYW write hb.npy --descr bfloat16 --shape 100 >/dev/null
+run 2 --input hb.npy --dtype f16 $C
+expect_rc 1 "bfloat16 file with --dtype f16"; expect_err "does not match the file's descr" "dtype mismatch text"
+# raw f16 / bf16 files take --dtype f16 / bf16: iota 0..199 sums to 19900, which
+# exact mode rounds once to the half type (f16: ulp 16 there, bf16: ulp 128)
+for t in f16 bf16; do
+    $NPYW write hr.bin --raw --descr "$([ $t = f16 ] && echo '<f2' || echo bfloat16)" --shape 200 >/dev/null
+    run 3 --input hr.bin --dtype $t --mode exact $C
+    expect_rc 0 "raw $t"
+    expect_eq "$(result_dec)" "$([ $t = f16 ] && echo 19904 || echo 19840)" "raw $t exact sum rounded to $t"
+    run 3 --input hr.bin --dtype $t $C
+    expect_eq "$(result_dec)" "19900" "raw $t fast sum in f64"
+done
 
 js=$($NPYW write ri.npy --descr '<i8' --shape 5000 --values randexp --seed 3)
 run 4 --input ri.npy $C

@@ -196,7 +196,11 @@ int main(void)
     }
     ASSERT_STREQ(gr_npy_descr_of(GR_F32), "<f4");
     ASSERT_STREQ(gr_npy_descr_of(GR_I64), "<i8");
-    ASSERT_EQ_I(gr_npy_type_to_dtype(GR_NPY_F16), -1);
+    ASSERT_STREQ(gr_npy_descr_of(GR_F16), "<f2");
+    ASSERT_STREQ(gr_npy_descr_of(GR_BF16), "bfloat16");
+    ASSERT_EQ_I(gr_npy_type_to_dtype(GR_NPY_F16), GR_F16);
+    ASSERT_EQ_I(gr_npy_type_to_dtype(GR_NPY_BF16), GR_BF16);
+    ASSERT_EQ_I(gr_npy_type_to_dtype(GR_NPY_V2), -1); /* bfloat16 only when the caller says so */
     ASSERT_EQ_I(gr_npy_type_to_dtype(GR_NPY_I32), GR_I32);
     printf("npy parser: ok\n");
     return 0;

@@ -1,8 +1,12 @@
 /*
  * test_xacc_mpfr.c - the exact accumulator (gr_xacc) against an MPFR
  * reference: every sum of doubles, rounded once to f64 and directly to f32
- * (never through f64), on adversarial and on random data.
+ * (never through f64), on adversarial and on random data; and rounded once
+ * to f16 and bf16 (gr_xacc_round_dtype, the exact mode of half input) with
+ * MPFR at precision 11 / 8 and the formats' exponent ranges (subnormalized):
+ * ties, the overflow boundary, subnormals, cancellation.
  */
+#include "gr_common.h"
 #include "gr_xacc.h"
 #include "mpfr_ref.h"
 
@@ -336,8 +340,105 @@ static void test_nonfinite_ignored(void)
     ASSERT_EQ_I(gr_xacc_sign(&z), 0);
 }
 
+/* MPFR exponent ranges (significand in [0.5, 1)): f16 subnormals from 2^-24,
+ * largest below 2^16; bf16 from 2^-133, below 2^128. */
+static double ref_f16(const ref_sum_t *r) { return ref_round(r, 11, -23, 16); }
+static double ref_bf16(const ref_sum_t *r) { return ref_round(r, 8, -132, 128); }
+
+static void check_half(const char *name, const double *x, size_t n)
+{
+    ++n_cases;
+    ref_sum_t r;
+    ref_init(&r);
+    gr_xacc_t a;
+    gr_xacc_zero(&a);
+    for (size_t i = 0; i < n; ++i) {
+        ref_add(&r, x[i]);
+        gr_xacc_add_double(&a, x[i]);
+    }
+    for (int bf = 0; bf < 2; ++bf) {
+        double want = bf ? ref_bf16(&r) : ref_f16(&r);
+        if (want == 0 && mpfr_zero_p(r.acc))
+            want = 0.0; /* a zero state is +0 (the partial layer applies the -0.0 rule) */
+        double got = gr_xacc_round_dtype(&a, bf ? GR_C_BF16 : GR_C_F16);
+        if (memcmp(&got, &want, sizeof(double)) != 0)
+            fail_case(name, x, n, bf ? "bf16" : "f16", got, want);
+        /* the result is a value of the type */
+        if (isfinite(got)) {
+            uint16_t h = gr_f32_to_half_bits((float)got, bf);
+            ASSERT((double)gr_half_bits_to_f32(h, bf) == got);
+        }
+    }
+    ref_clear(&r);
+}
+
+#define CHECK_HALF(name, ...)                                   \
+    do {                                                        \
+        const double v_[] = {__VA_ARGS__};                      \
+        check_half(name, v_, sizeof(v_) / sizeof(v_[0]));       \
+    } while (0)
+
+static void test_half_rounding(void)
+{
+    /* ties at every f16 / bf16 binade: 1 + half an ulp (to even, down), 1 + 3 half ulps (up) */
+    for (int e = -24; e <= 15; ++e) {
+        double u16 = ldexp(1.0, e - 10 < -24 ? -24 : e - 10), u8 = ldexp(1.0, e - 7);
+        double b = ldexp(1.0, e);
+        CHECK_HALF("f16 tie down", b, u16 / 2);
+        CHECK_HALF("f16 tie up", b, 3 * u16 / 2);
+        CHECK_HALF("f16 near tie", b, u16 / 2, ldexp(1.0, -60));
+        CHECK_HALF("f16 below tie", b, u16 / 2, -ldexp(1.0, -60));
+        CHECK_HALF("bf16 tie down", b, u8 / 2);
+        CHECK_HALF("bf16 tie up", b, 3 * u8 / 2);
+        CHECK_HALF("bf16 near tie", -b, -u8 / 2, -ldexp(1.0, -90));
+    }
+    /* overflow: f16 max 65504; 65520 (the tie above it) and beyond round to Inf */
+    CHECK_HALF("f16 max", 65504.0);
+    CHECK_HALF("f16 max + 15.99", 65504.0, 15.99);
+    CHECK_HALF("f16 tie to inf", 65504.0, 16.0);
+    CHECK_HALF("f16 -tie to -inf", -65504.0, -16.0);
+    CHECK_HALF("f16 over then back", 65504.0, 65504.0, -65504.0);
+    CHECK_HALF("f16 far over", 1e6, 1e6);
+    CHECK_HALF("bf16 max", 0x1.fep127);
+    CHECK_HALF("bf16 tie to inf", 0x1.fep127, 0x1p119);
+    CHECK_HALF("bf16 below tie", 0x1.fep127, 0x1p119, -0x1p60);
+    CHECK_HALF("bf16 far over", 0x1p127, 0x1p127, 0x1p127);
+    /* subnormals */
+    CHECK_HALF("f16 2^-25 tie to 0", 0x1p-25);
+    CHECK_HALF("f16 3*2^-25 tie to even", 0x1.8p-24);
+    CHECK_HALF("f16 just above 2^-25", 0x1p-25, 0x1p-60);
+    CHECK_HALF("f16 -tiny to -0", -0x1p-30);
+    CHECK_HALF("f16 largest subnormal", 0x1.ff8p-15);
+    CHECK_HALF("f16 subnormal tie up to normal", 0x1.ff8p-15, 0x1p-25);
+    CHECK_HALF("bf16 2^-134 tie to 0", 0x1p-134);
+    CHECK_HALF("bf16 subnormals", 0x1p-133, 0x1p-133, 0x1p-134);
+    CHECK_HALF("bf16 smallest normal", 0x1p-126, -0x1p-133);
+    /* cancellation: big terms cancel, the small rest rounds */
+    CHECK_HALF("f16 cancel", 60000.0, 0x1.8p-24, -60000.0);
+    CHECK_HALF("f16 cancel to 0", 1000.0, -1000.0);
+    CHECK_HALF("bf16 cancel", 0x1p100, 0x1.23p-120, -0x1p100, 0x1p-133);
+    CHECK_HALF("mixed", 1.0, 0x1p-11, 0x1p-40, -0x1p-70);
+    /* random: half values (their sums need more than the type's precision) */
+    uint64_t seed = 99;
+    for (int rep = 0; rep < 3000; ++rep) {
+        double v[64];
+        size_t n = 1 + ref_rand(&seed) % 64;
+        int bf = rep & 1;
+        for (size_t i = 0; i < n; ++i) {
+            uint16_t h = (uint16_t)ref_rand(&seed);
+            if (bf ? (h & 0x7F80u) == 0x7F80u : (h & 0x7C00u) == 0x7C00u)
+                h &= bf ? 0xBFFFu : 0xBBFFu; /* no Inf, NaN */
+            if (rep % 3 == 0) /* narrow exponents: more carries and ties */
+                h = (uint16_t)((h & (bf ? 0x807Fu : 0x83FFu)) | (bf ? 0x3F80u : 0x3C00u));
+            v[i] = (double)gr_half_bits_to_f32(h, bf);
+        }
+        check_half(bf ? "random bf16 values" : "random f16 values", v, n);
+    }
+}
+
 int main(void)
 {
+    test_half_rounding();
     test_nonfinite_ignored();
     test_cancellation();
     test_exponent_range();
