@@ -52,10 +52,14 @@ static_assert(sizeof(gr_stats_result_t) == (GR_EXACT_LIMBS + 13) * 8, "gr_stats_
  * which costs time, never bits. */
 #define GR_STATS_TERMS 2
 
-/* One block's (or thread's, warp's) partial of the variance and min/max. */
+/* One block's (or thread's, warp's) partial of the variance and min/max.
+ * The mean is held as K + delta, K a value of the data: Chan's d = mb - ma
+ * is then (Kb - Ka) + (delta_b - delta_a), whose rounding error scales with
+ * the data's spread, not with |mean| (a plain mean near 1e6 with a spread
+ * near 1 would lose ~1e-10 of M2 at every merge). */
 typedef struct gr_spart {
     unsigned long long nf;
-    double mean, m2;
+    double K, delta, m2;
     long long kmin, kmax; /* order keys (floats) or values (integers) */
 } gr_spart_t;
 
@@ -104,6 +108,7 @@ template <typename KT>
 struct gr_sthread {
     double K, s1, s2;
     unsigned long long nf;
+    unsigned int nr; /* finite values of the current round (< 2^19), folded into nf at its end */
     KT kmin, kmax;
 };
 
@@ -113,7 +118,7 @@ __device__ __forceinline__ void gr_s_finite(gr_sthread<KT> &ss, double d)
     const double t = __dsub_rn(d, ss.K);
     ss.s1 = __dadd_rn(ss.s1, t);
     ss.s2 = __fma_rn(t, t, ss.s2);
-    ++ss.nf;
+    ++ss.nr;
 }
 
 /* Any float element: exact sum (counts non-finite), key, shifted sums. */
@@ -148,26 +153,28 @@ __device__ __forceinline__ void gr_s_vec(gr_xthread<K> &st, gr_sthread<int> &ss,
     }
     const double d0 = (double)v.x, d1 = (double)v.y, d2 = (double)v.z, d3 = (double)v.w;
     const unsigned int emin = min(min(e0, e1), min(e2, e3));
+    const double t0 = __dsub_rn(d0, ss.K), t1 = __dsub_rn(d1, ss.K);
+    const double t2 = __dsub_rn(d2, ss.K), t3 = __dsub_rn(d3, ss.K);
     if (__builtin_expect(emax - emin > (27u << 23), 0)) {
         gr_x_add_checked(st, d0);
         gr_x_add_checked(st, d1);
         gr_x_add_checked(st, d2);
         gr_x_add_checked(st, d3);
+        ss.s1 = __dadd_rn(ss.s1, __dadd_rn(__dadd_rn(t0, t1), __dadd_rn(t2, t3)));
     } else {
         const double q = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact (gr_exact.cuh) */
         gr_x_flush(st, gr_fpe_add(st.a, q));
+        /* S1 += sum(x - K) = q - 4K: q is exact and 4K too, one rounding as for the t's */
+        ss.s1 = __dadd_rn(ss.s1, __dsub_rn(q, 4.0 * ss.K));
     }
     const int k0 = gr_s_key(v.x), k1 = gr_s_key(v.y), k2 = gr_s_key(v.z), k3 = gr_s_key(v.w);
     ss.kmin = min(ss.kmin, min(min(k0, k1), min(k2, k3)));
     ss.kmax = max(ss.kmax, max(max(k0, k1), max(k2, k3)));
-    const double t0 = __dsub_rn(d0, ss.K), t1 = __dsub_rn(d1, ss.K);
-    const double t2 = __dsub_rn(d2, ss.K), t3 = __dsub_rn(d3, ss.K);
-    ss.s1 = __dadd_rn(ss.s1, __dadd_rn(__dadd_rn(t0, t1), __dadd_rn(t2, t3)));
     ss.s2 = __fma_rn(t0, t0, ss.s2);
     ss.s2 = __fma_rn(t1, t1, ss.s2);
     ss.s2 = __fma_rn(t2, t2, ss.s2);
     ss.s2 = __fma_rn(t3, t3, ss.s2);
-    ss.nf += 4;
+    ss.nr += 4;
 }
 
 template <int K>
@@ -188,7 +195,7 @@ __device__ __forceinline__ void gr_s_vec(gr_xthread<K> &st, gr_sthread<long long
     ss.s1 = __dadd_rn(ss.s1, __dadd_rn(t0, t1));
     ss.s2 = __fma_rn(t0, t0, ss.s2);
     ss.s2 = __fma_rn(t1, t1, ss.s2);
-    ss.nf += 2;
+    ss.nr += 2;
 }
 
 /* The shift of a thread: its first finite element (vector first, as the
@@ -240,13 +247,12 @@ __device__ __forceinline__ gr_spart_t gr_s_to_part(const gr_sthread<KT> &ss, lon
     p.nf = ss.nf;
     p.kmin = kmin;
     p.kmax = kmax;
-    p.mean = 0.0;
+    p.K = ss.K;
+    p.delta = 0.0;
     p.m2 = 0.0;
     if (ss.nf > 0) {
-        const double dn = (double)ss.nf;
-        const double q = ss.s1 / dn;
-        p.mean = ss.K + q;
-        p.m2 = fmax(ss.s2 - ss.s1 * q, 0.0);
+        p.delta = ss.s1 / (double)ss.nf;
+        p.m2 = fmax(ss.s2 - ss.s1 * p.delta, 0.0);
     }
     return p;
 }
@@ -261,13 +267,14 @@ __device__ __forceinline__ void gr_s_chan(gr_spart_t &a, const gr_spart_t &b)
         return;
     if (a.nf == 0) {
         a.nf = b.nf;
-        a.mean = b.mean;
+        a.K = b.K;
+        a.delta = b.delta;
         a.m2 = b.m2;
         return;
     }
     const double n = (double)(a.nf + b.nf);
-    const double d = b.mean - a.mean;
-    a.mean += d * ((double)b.nf / n);
+    const double d = (b.K - a.K) + (b.delta - a.delta); /* mb - ma */
+    a.delta += d * ((double)b.nf / n);
     a.m2 += b.m2 + d * d * ((double)a.nf * (double)b.nf / n);
     a.nf += b.nf;
 }
@@ -276,7 +283,8 @@ __device__ __forceinline__ gr_spart_t gr_s_empty(void)
 {
     gr_spart_t p;
     p.nf = 0;
-    p.mean = 0.0;
+    p.K = 0.0;
+    p.delta = 0.0;
     p.m2 = 0.0;
     p.kmin = LLONG_MAX;
     p.kmax = LLONG_MIN;
@@ -293,7 +301,8 @@ __device__ __forceinline__ gr_spart_t gr_s_block(gr_spart_t p, gr_spart_t *s_par
     for (int off = 16; off > 0; off >>= 1) {
         gr_spart_t b;
         b.nf = __shfl_down_sync(0xFFFFFFFFu, p.nf, off);
-        b.mean = __shfl_down_sync(0xFFFFFFFFu, p.mean, off);
+        b.K = __shfl_down_sync(0xFFFFFFFFu, p.K, off);
+        b.delta = __shfl_down_sync(0xFFFFFFFFu, p.delta, off);
         b.m2 = __shfl_down_sync(0xFFFFFFFFu, p.m2, off);
         b.kmin = __shfl_down_sync(0xFFFFFFFFu, p.kmin, off);
         b.kmax = __shfl_down_sync(0xFFFFFFFFu, p.kmax, off);
@@ -329,7 +338,8 @@ __device__ __forceinline__ bool gr_s_grid(gr_stats_scratch_t *g, const gr_spart_
         const gr_spart_t *src = &g->part[b];
         gr_spart_t r;
         r.nf = __ldcg(&src->nf);
-        r.mean = __ldcg(&src->mean);
+        r.K = __ldcg(&src->K);
+        r.delta = __ldcg(&src->delta);
         r.m2 = __ldcg(&src->m2);
         r.kmin = __ldcg(&src->kmin);
         r.kmax = __ldcg(&src->kmax);
@@ -343,7 +353,7 @@ __device__ __forceinline__ bool gr_s_grid(gr_stats_scratch_t *g, const gr_spart_
 __device__ __forceinline__ void gr_s_write(gr_stats_result_t *result, const gr_spart_t &p, int dtype)
 {
     result->nf = p.nf;
-    result->mean = p.mean;
+    result->mean = p.K + p.delta;
     result->m2 = p.m2;
     if (dtype == GR_C_I32 || dtype == GR_C_I64) {
         result->imin = p.kmin;
@@ -360,8 +370,13 @@ __device__ __forceinline__ void gr_s_write(gr_stats_result_t *result, const gr_s
 
 /* ---- float kernel ----------------------------------------------------------- */
 
+/* Blocks of 128 and 512 are held to 1024 resident threads per SM (64
+ * registers, a few spilled), 256 to 768 (85 registers, none spilled).
+ * docs/PERFORMANCE.md "Stats on the GPU" has the measurement. */
+#define GR_STATS_MINB(BLOCK) ((BLOCK) == 256 ? 3 : 1024 / (BLOCK))
+
 template <int BLOCK, typename T, int K>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
     gr_stats_float_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, gr_stats_scratch_t *g,
                           gr_stats_result_t *result)
 {
@@ -406,6 +421,7 @@ __global__ void __launch_bounds__(BLOCK)
     ss.s1 = 0.0;
     ss.s2 = 0.0;
     ss.nf = 0ull;
+    ss.nr = 0u;
     ss.kmin = gr_s_key((T)__longlong_as_double(0x7FF0000000000000ll));            /* +Inf */
     ss.kmax = gr_s_key((T)__longlong_as_double((long long)0xFFF0000000000000ull)); /* -Inf */
 
@@ -434,6 +450,8 @@ __global__ void __launch_bounds__(BLOCK)
         }
         lo = hi;
         gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt);
+        ss.nf += ss.nr;
+        ss.nr = 0u;
     }
 
     /* the exact sum: block -> grid accumulator, as gr_exact_kernel */
@@ -471,9 +489,9 @@ __global__ void __launch_bounds__(BLOCK)
         gr_s_write(result, all, sizeof(T) == 4 ? GR_C_F32 : GR_C_F64);
         g->x.ticket = 0u;
     }
-    __threadfence_system(); /* every thread's result words before count */
     __syncthreads();
     if (threadIdx.x == 0) {
+        __threadfence_system(); /* cumulative: the block's result words (seen through the barrier) before count */
         result->count = n;
         __threadfence_system();
     }
@@ -528,7 +546,7 @@ __device__ __forceinline__ void gr_s_ivec(gr_i128 &acc, gr_sthread<int> &ss, int
     ss.s2 = __fma_rn(t1, t1, ss.s2);
     ss.s2 = __fma_rn(t2, t2, ss.s2);
     ss.s2 = __fma_rn(t3, t3, ss.s2);
-    ss.nf += 4;
+    ss.nr += 4;
 }
 
 __device__ __forceinline__ void gr_s_ivec(gr_i128 &acc, gr_sthread<long long> &ss, longlong2 v)
@@ -567,6 +585,7 @@ __global__ void __launch_bounds__(BLOCK)
     ss.s1 = 0.0;
     ss.s2 = 0.0;
     ss.nf = 0ull;
+    ss.nr = 0u;
     ss.kmin = sizeof(T) == 4 ? (T)INT_MAX : (T)LLONG_MAX;
     ss.kmax = sizeof(T) == 4 ? (T)INT_MIN : (T)LLONG_MIN;
 
@@ -589,6 +608,7 @@ __global__ void __launch_bounds__(BLOCK)
         gr_s_int(acc, ss, in[j]);
     if (sizeof(T) == 4) /* lo held a signed 64-bit sum */
         acc.hi = (long long)acc.lo < 0 ? -1ll : 0ll;
+    ss.nf = ss.nr; /* < 2^32 values a thread: a GPU holds < 2^36 elements, a launch has >= 128 threads */
 
     /* the exact sum: a warp shuffle tree of 128-bit adds, warps by thread 0,
      * then four 32-bit digits into the grid's limbs at 2^0 (limb 34). */
@@ -639,9 +659,9 @@ __global__ void __launch_bounds__(BLOCK)
         gr_s_write(result, all, sizeof(T) == 4 ? GR_C_I32 : GR_C_I64);
         g->x.ticket = 0u;
     }
-    __threadfence_system(); /* every thread's result words before count */
     __syncthreads();
     if (threadIdx.x == 0) {
+        __threadfence_system(); /* cumulative: the block's result words (seen through the barrier) before count */
         result->count = n;
         __threadfence_system();
     }

@@ -666,7 +666,9 @@ static gr_result_t launch_stats(bench_cuda_t *c, int buf)
     l.in = c->in[buf];
     l.n = c->g.n;
     l.dtype = (int)c->g.dtype;
-    l.block = GR_STATS_BLOCK_DEFAULT;
+    /* GR_BENCH_STATS_BLOCK (tuning): another built block size, 128, 256 or 512 */
+    const char *eb = getenv("GR_BENCH_STATS_BLOCK");
+    l.block = eb && atoi(eb) > 0 ? atoi(eb) : GR_STATS_BLOCK_DEFAULT;
     int bps = 0;
     GR_CUDA_CHECK(gr_cuda_stats_occupancy(l.dtype, l.block, &bps));
     l.grid = gr_cuda_stats_grid(c->g.n, l.dtype, l.block, c->info.sm_count, bps);

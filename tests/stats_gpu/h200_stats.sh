@@ -33,6 +33,12 @@ echo "\$ $MPI $CMD" >"$OUT/bench.txt"
 timeout ${T_BENCH:-150} $MPI "$B/"$CMD >>"$OUT/bench.txt" 2>&1
 note "bench rc $?"
 cat "$OUT/bench.txt"
+# the kernel's built block sizes (128 and 512: 1024 threads/SM; 256: 768), f32 and f64 at 2^30
+for blk in 128 256 512; do
+    GR_BENCH_STATS_BLOCK=$blk timeout 60 $MPI "$B/gpureduce" bench --backend cuda --variants tuned,stats --dtype f32,f64 \
+        --min 2^30 --max 2^30 >"$OUT/blocks-$blk.txt" 2>&1
+    note "stats block $blk rc $?: $(grep -E ' (tuned|stats) ' "$OUT/blocks-$blk.txt" | awk '{printf "%s %s %s GB/s; ", $3, $4, $7}')"
+done
 timeout ${T_MEM:-120} $MPI compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 \
     "$TS" --small >"$OUT/sanitizer.log" 2>&1
 note "memcheck --small rc $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1))"
