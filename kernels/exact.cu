@@ -1,8 +1,9 @@
 /*
  * exact.cu - extern "C" launchers of the exact reduce (gr_exact.cuh). The
- * kernel instances live in exact_f32.cu (sum, abssum, sumsq) and exact_f64.cu
- * (sum, abssum), for expansion sizes 2 and 3 and blocks of 128, 256 and 512
- * threads (1024 would cap registers at 64 and spill).
+ * kernel instances live in exact_f32.cu, exact_f16.cu, exact_bf16.cu (sum,
+ * abssum, sumsq) and exact_f64.cu (sum, abssum), for expansion sizes 2 and 3
+ * and blocks of 128, 256 and 512 threads (1024 would cap registers at 64 and
+ * spill).
  *
  * Must never be built with fast-math or flush-to-zero (-use_fast_math,
  * -ftz=true): TwoSum and the subnormal terms rely on IEEE arithmetic.
@@ -25,15 +26,28 @@ static int exact_op(int dtype, int op, int power)
         op = power == 1 ? GR_C_SUM : power == 2 ? GR_C_SUMSQ : -1;
     if (op == GR_C_SUM || op == GR_C_ABSSUM)
         return op;
-    if (op == GR_C_SUMSQ && dtype == GR_C_F32)
-        return op; /* x*x of an f32 is exact in f64; of an f64 it is not */
+    if (op == GR_C_SUMSQ && dtype != GR_C_F64)
+        return op; /* x*x of an f32 (so of an f16 or bf16) is exact in f64; of an f64 it is not */
     return -1;
 }
 
 extern "C" const void *gr_cuda_exact_kernel_f32(int op, int terms, int block);
 extern "C" const void *gr_cuda_exact_kernel_f64(int op, int terms, int block);
+extern "C" const void *gr_cuda_exact_kernel_f16(int op, int terms, int block);
+extern "C" const void *gr_cuda_exact_kernel_bf16(int op, int terms, int block);
 
-static int default_terms(int dtype) { return dtype == GR_C_F32 ? GR_EXACT_TERMS_F32 : GR_EXACT_TERMS_F64; }
+static int exact_dtype(int dtype)
+{
+    return dtype == GR_C_F32 || dtype == GR_C_F64 || dtype == GR_C_F16 || dtype == GR_C_BF16;
+}
+
+static unsigned elem_size(int dtype)
+{
+    return dtype == GR_C_F64 ? 8u : gr_c_is_half(dtype) ? 2u : 4u;
+}
+
+/* halves take the f32 path: its measured expansion size */
+static int default_terms(int dtype) { return dtype == GR_C_F64 ? GR_EXACT_TERMS_F64 : GR_EXACT_TERMS_F32; }
 
 static const void *kernel_for(int dtype, int op, int power, int terms, int block)
 {
@@ -46,6 +60,10 @@ static const void *kernel_for(int dtype, int op, int power, int terms, int block
         return gr_cuda_exact_kernel_f32(op, terms, block);
     if (dtype == GR_C_F64)
         return gr_cuda_exact_kernel_f64(op, terms, block);
+    if (dtype == GR_C_F16)
+        return gr_cuda_exact_kernel_f16(op, terms, block);
+    if (dtype == GR_C_BF16)
+        return gr_cuda_exact_kernel_bf16(op, terms, block);
     return 0;
 }
 
@@ -53,7 +71,7 @@ extern "C" size_t gr_cuda_exact_scratch_bytes(void) { return sizeof(gr_exact_scr
 
 extern "C" int gr_cuda_exact_supported(int dtype, int op, int power)
 {
-    return (dtype == GR_C_F32 || dtype == GR_C_F64) && exact_op(dtype, op, power) >= 0;
+    return exact_dtype(dtype) && exact_op(dtype, op, power) >= 0;
 }
 
 extern "C" cudaError_t gr_cuda_exact_occupancy(int dtype, int op, int power, int terms, int block, int *blocks_per_sm)
@@ -74,7 +92,7 @@ extern "C" int gr_cuda_exact_grid(uint64_t n, int dtype, int block, int sm_count
         per_sm = max_blocks_per_sm;
     uint64_t g = (uint64_t)per_sm * (uint64_t)(sm_count > 0 ? sm_count : 1);
     /* at least 4 vectors per thread; fewer blocks would not be slower */
-    const uint64_t per_block = (uint64_t)block * 4u * (dtype == GR_C_F32 ? 4u : 2u);
+    const uint64_t per_block = (uint64_t)block * 4u * (16u / elem_size(dtype));
     const uint64_t want = (n + per_block - 1) / per_block;
     if (g > want)
         g = want;
@@ -89,7 +107,7 @@ extern "C" cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t 
     if (!k || l->grid < 1 || l->grid > GR_EXACT_GRID_MAX || l->round_vecs > GR_EXACT_ROUND_VECS || !l->scratch ||
         !l->result || (l->n > 0 && !l->in))
         return cudaErrorInvalidValue;
-    if ((uintptr_t)l->in % (l->dtype == GR_C_F32 ? 4u : 8u) != 0)
+    if ((uintptr_t)l->in % elem_size(l->dtype) != 0)
         return cudaErrorMisalignedAddress; /* no GPU load could read it */
     const void *in = l->in;
     uint64_t n = l->n;

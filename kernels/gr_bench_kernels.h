@@ -50,7 +50,7 @@ extern "C" {
 
 typedef struct gr_bench_ladder_launch {
     int rung;           /* 0..8 */
-    int dtype;          /* GR_C_F32 .. GR_C_I64 */
+    int dtype;          /* GR_C_F32 .. GR_C_I64 (no f16/bf16 rungs) */
     const void *in;     /* n elements, naturally aligned for dtype */
     uint64_t n;
     int grid;           /* gr_bench_ladder_grid() */
@@ -99,7 +99,9 @@ cudaError_t gr_bench_launch_hold(const volatile int *flag, int gen, unsigned lon
 
 /* ---------------------------------------------------------------------------
  * CUB baselines, bench/cub_baseline.cu and bench/cub_g2g.cu.
- * out: one accumulator (double for f32/f64, int64 for i32/i64), as above.
+ * out: one accumulator (double for f32/f64, int64 for i32/i64), as above;
+ * gr_bench_cub_sum also takes f16/bf16 (into a double); the g2g ones do not
+ * (cudaErrorInvalidValue).
  * temp == NULL: store the temp storage size in *temp_bytes, do nothing else
  * (CUB's two-phase protocol); the harness allocates once, outside timing.
  * ------------------------------------------------------------------------- */

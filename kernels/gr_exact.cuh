@@ -9,6 +9,9 @@
  *         exact sum of the terms at every step. f32 sum/abssum first adds the
  *         four floats of a 16-byte vector in f64, which is exact when their
  *         exponents lie within 27 of each other (checked with integer ops).
+ *         f16 / bf16 input is read 8 halves per 16-byte vector and widened to
+ *         f32 (exact), then takes the f32 path as two float4: the state is
+ *         the f32 exact state of the same values.
  *         Non-finite terms are counted, not added; terms of magnitude >= 2^960
  *         go straight to the superaccumulator so no TwoSum can overflow.
  * warp:   at the end of a round the 32 expansions are merged exactly (tree of
@@ -27,18 +30,19 @@
  * Capacity (the proof; docs/EXACT.md restates it). An int64 limb holding
  * digits < 2^32 overflows only after more than 2^31 additions. The kernel
  * works in rounds of at most GR_EXACT_ROUND_VECS = 2^16 vectors per thread,
- * i.e. at most 2^16 * 512 * 4 = 2^27 elements per block (512: the widest block
- * built), plus the < 8 scalar head/tail elements in round 0. Within a round a
+ * i.e. at most 2^16 * 512 * 8 = 2^28 elements per block (512: the widest block
+ * built; 8: halves per vector, 4 for f32, 2 for f64), plus the < 16 scalar
+ * head/tail elements in round 0. Within a round a
  * limb of a warp receives at most one addition per element (each element is
  * flushed at most once: either directly, or as its cascade's residual), plus
- * at most 31 K + K from the end-of-round merge: < 2^27 + 2^7 additions, each
+ * at most 31 K + K from the end-of-round merge: < 2^28 + 2^7 additions, each
  * of magnitude < 2^32. At the end of every round the block renormalises its
  * limbs in one parallel carry step (limb[k] = (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which
  * leaves every limb in [-2^31, 2^32 + 2^31). So a limb never exceeds
- * 2^33 + 2^59 < 2^63 in magnitude, for any n: the capacity is the 64-bit
+ * 2^33 + 2^60 < 2^63 in magnitude, for any n: the capacity is the 64-bit
  * element count. At the end a block adds its <= 16 warps' limbs (< 2^38) and
  * at most GR_EXACT_GRID_MAX = 2^20 blocks add those (< 2^58 < 2^59).
- * Overflow of the expansion: a round gives a thread at most 2^18 terms of
+ * Overflow of the expansion: a round gives a thread at most 2^19 terms of
  * magnitude < 2^960, and a warp merges 32 of them, so every expansion term
  * and every TwoSum intermediate stays below 2^984 (1 + 2^-30), far from
  * 2^1024: the TwoSums stay error-free.
@@ -58,6 +62,7 @@
 #include <stdint.h>
 
 #include "gr_exact_kernels.h"
+#include "gr_vec.cuh"
 
 #define GR_X_NL GR_EXACT_LIMBS
 /* High word of 2^960: terms at or above it bypass the expansion. */
@@ -226,6 +231,17 @@ __device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, double x)
 {
     gr_x_add_checked(st, gr_x_term<OP>(x));
 }
+/* f16 / bf16: the f32 value (exact widening); sumsq squares it exactly in f64 */
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, __half x)
+{
+    gr_x_scalar<OP>(st, gr_widen(x));
+}
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, __nv_bfloat16 x)
+{
+    gr_x_scalar<OP>(st, gr_widen(x));
+}
 
 /* Two doubles: one branch for the rare cases of both. */
 template <int OP, int K>
@@ -298,6 +314,24 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
     }
     const double q = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact */
     gr_x_flush(st, gr_fpe_add(st.a, q));
+}
+
+/* Eight halves: two float4 of their f32 values (exact widening, gr_vec.cuh). */
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_f16x8 v)
+{
+    float4 lo, hi;
+    gr_widen8(v, lo, hi);
+    gr_x_vec<OP>(st, lo);
+    gr_x_vec<OP>(st, hi);
+}
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_bf16x8 v)
+{
+    float4 lo, hi;
+    gr_widen8(v, lo, hi);
+    gr_x_vec<OP>(st, lo);
+    gr_x_vec<OP>(st, hi);
 }
 
 /* ---- warp and block layers ---------------------------------------------- */
@@ -377,6 +411,14 @@ template <>
 struct gr_xvec<double> {
     typedef double2 type;
 };
+template <>
+struct gr_xvec<__half> {
+    typedef gr_f16x8 type;
+};
+template <>
+struct gr_xvec<__nv_bfloat16> {
+    typedef gr_bf16x8 type;
+};
 
 /* ---- grid layer: the kernel ------------------------------------------------ */
 
@@ -435,17 +477,17 @@ __global__ void __launch_bounds__(BLOCK)
         uint64_t i = lo + t;
         /* four independent loads in flight before any use */
         for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
-            const vec_t a = __ldg(v + i);
-            const vec_t b = __ldg(v + i + nthreads);
-            const vec_t c = __ldg(v + i + 2 * nthreads);
-            const vec_t d = __ldg(v + i + 3 * nthreads);
+            const vec_t a = gr_ldg(v + i);
+            const vec_t b = gr_ldg(v + i + nthreads);
+            const vec_t c = gr_ldg(v + i + 2 * nthreads);
+            const vec_t d = gr_ldg(v + i + 3 * nthreads);
             gr_x_vec<OP>(st, a);
             gr_x_vec<OP>(st, b);
             gr_x_vec<OP>(st, c);
             gr_x_vec<OP>(st, d);
         }
         for (; i < hi; i += nthreads)
-            gr_x_vec<OP>(st, __ldg(v + i));
+            gr_x_vec<OP>(st, gr_ldg(v + i));
         if (first) {
             for (uint64_t j = t; j < head; j += nthreads)
                 gr_x_scalar<OP>(st, in[j]);

@@ -53,11 +53,15 @@ typedef struct gr_exact_result {
 /*
  * One launch.
  *
- * in:         n elements of dtype (GR_C_F32 or GR_C_F64), device-accessible,
- *             aligned to the element size (else cudaErrorMisalignedAddress);
- *             any element offset from a 16-byte boundary is fine.
- * op, power:  GR_C_SUM, GR_C_ABSSUM, GR_C_SUMSQ (f32 only: x*x is exact in
- *             f64), or GR_C_POWSUM with power 1 (= sum) or 2 (= sumsq, f32).
+ * in:         n elements of dtype (GR_C_F32, GR_C_F64, GR_C_F16 or
+ *             GR_C_BF16), device-accessible, aligned to the element size
+ *             (else cudaErrorMisalignedAddress); any element offset from a
+ *             16-byte boundary is fine. f16 / bf16 elements are read 8 per
+ *             16-byte load and reduced as their f32 values (exact widening):
+ *             the result is the f32 exact state; the host rounds it to the
+ *             half type.
+ * op, power:  GR_C_SUM, GR_C_ABSSUM, GR_C_SUMSQ (f32, f16, bf16: x*x is exact
+ *             in f64), or GR_C_POWSUM with power 1 (= sum) or 2 (= sumsq).
  * terms:      floating-point expansion size per thread, 2 or 3; 0 = the
  *             measured default for the dtype (GR_EXACT_TERMS_F32/_F64).
  * grid:       1..GR_EXACT_GRID_MAX blocks; block: 128, 256 or 512.

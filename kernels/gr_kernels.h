@@ -30,7 +30,8 @@ extern "C" {
  * One launch of the single-pass reduce (kernels/gr_grid.cuh).
  *
  * in:      n elements of dtype, device-accessible, naturally aligned for the
- *          dtype (any offset from a 16-byte boundary is fine).
+ *          dtype (any offset from a 16-byte boundary is fine). f16 / bf16:
+ *          2-byte elements read 8 per 16-byte load and widened to f32.
  * grid:    1..GR_CUDA_GRID_MAX blocks; block: a size gr_cuda_reduce_block_supported().
  * scratch: device memory of grid * GR_CUDA_SCRATCH_BYTES_PER_BLOCK bytes.
  * ticket:  device counter, 0 before the first launch; the kernel leaves it 0.
@@ -110,7 +111,8 @@ int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_grid);
 
 /*
  * Fill out[0..n) with the synthetic generator gen for global indices
- * begin..begin+n-1 (gr_gen_float / gr_gen_int of gr_common.h: the same
+ * begin..begin+n-1 (gr_gen_float / gr_gen_int of gr_common.h, and
+ * gr_gen_half_bits for f16 / bf16, stored as 2-byte bit patterns: the same
  * bits as the cpu backend). out must be naturally aligned for dtype.
  */
 cudaError_t gr_cuda_launch_generate(void *out, int dtype, int gen, uint64_t seed, uint64_t begin, uint64_t n,

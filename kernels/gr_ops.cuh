@@ -7,6 +7,9 @@
  * write the final accumulator as the gr_local_t the host consumes (store).
  * The numeric behaviour copies the cpu backend (src/backend_cpu.c):
  *
+ * f16 / bf16 input reaches these operators widened to f32 (gr_vec.cuh), so
+ * it is reduced exactly as f32 data holding the same values would be.
+ *
  *   gr_op_fsum<OP>      f32/f64 input, sum-like op (sum, abssum, sumsq,
  *                       powsum:P): term gr_term_f in double, summed in
  *                       double from -0.0 (so all -0.0 input gives -0.0).
@@ -23,6 +26,8 @@
 #ifndef GR_OPS_CUH
 #define GR_OPS_CUH
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 #include "gr_common.h"
@@ -272,6 +277,54 @@ struct gr_thread_op<int32_t, gr_op_isum<GR_C_SUM> > : gr_thread_op_i32<GR_C_SUM>
 };
 template <>
 struct gr_thread_op<int32_t, gr_op_isum<GR_C_ABSSUM> > : gr_thread_op_i32<GR_C_ABSSUM> {
+};
+
+/*
+ * f16 / bf16 min and max: a thread keeps its extreme in f32, the type the
+ * halves widen to, and the block layer widens it to double. Selection is
+ * exact and f32 -> f64 is exact and monotone, so this is the same value as
+ * gr_op_fminmax in double (NaN wins, -0.0 below +0.0), with no f64
+ * conversion or compare per element. No bound on n: every launch may use it.
+ */
+template <int IS_MAX>
+struct gr_op_fminmax_f32 {
+    typedef float acc_t;
+    __device__ __forceinline__ acc_t identity() const { return IS_MAX ? -INFINITY : INFINITY; }
+    __device__ __forceinline__ void add(acc_t &a, float x) const
+    {
+        if (isnan(a))
+            return;
+        if (isnan(x)) {
+            a = x;
+            return;
+        }
+        if (a == x) { /* equal values differ only in the sign of a zero */
+            if ((signbit(a) != 0) != (IS_MAX == 0))
+                a = x;
+            return;
+        }
+        a = IS_MAX ? (a > x ? a : x) : (a < x ? a : x);
+    }
+};
+
+template <int IS_MAX>
+struct gr_thread_op_half_minmax {
+    enum { narrow = 1 };
+    typedef gr_op_fminmax_f32<IS_MAX> type;
+    __device__ __forceinline__ static type make(const gr_op_fminmax<IS_MAX> &) { return type(); }
+    __device__ __forceinline__ static double widen(const gr_op_fminmax<IS_MAX> &, float a) { return (double)a; }
+};
+template <>
+struct gr_thread_op<__half, gr_op_fminmax<0> > : gr_thread_op_half_minmax<0> {
+};
+template <>
+struct gr_thread_op<__half, gr_op_fminmax<1> > : gr_thread_op_half_minmax<1> {
+};
+template <>
+struct gr_thread_op<__nv_bfloat16, gr_op_fminmax<0> > : gr_thread_op_half_minmax<0> {
+};
+template <>
+struct gr_thread_op<__nv_bfloat16, gr_op_fminmax<1> > : gr_thread_op_half_minmax<1> {
 };
 
 template <>

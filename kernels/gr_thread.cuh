@@ -1,6 +1,8 @@
 /*
  * gr_thread.cuh - thread layer: one thread folds its share of a grid-stride
  * range into a private accumulator, reading the bulk with 16-byte vector loads.
+ * f16 / bf16 elements are read as 8 halves per vector and widened to f32 in
+ * registers (exact; gr_vec.cuh), so the operators see f32 values.
  *
  * A shard starts wherever its rank's range starts, so `in` is in general not
  * 16-byte aligned. The range is cut into
@@ -20,27 +22,9 @@
 #include <stdint.h>
 
 #include "gr_ops.cuh"
+#include "gr_vec.cuh"
 
-/* The 16-byte vector of each element type, and how to fold its lanes. */
-template <typename T>
-struct gr_vec16;
-template <>
-struct gr_vec16<float> {
-    typedef float4 type;
-};
-template <>
-struct gr_vec16<double> {
-    typedef double2 type;
-};
-template <>
-struct gr_vec16<int32_t> {
-    typedef int4 type;
-};
-template <>
-struct gr_vec16<int64_t> {
-    typedef longlong2 type;
-};
-
+/* How to fold the lanes of each 16-byte vector (gr_vec.cuh) into an accumulator. */
 template <typename Op>
 __device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, float4 v)
 {
@@ -69,6 +53,23 @@ __device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, 
     op.add(a, (int64_t)v.x);
     op.add(a, (int64_t)v.y);
 }
+/* 8 halves: widened to f32 (exact), folded in index order */
+template <typename Op>
+__device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, gr_f16x8 v)
+{
+    float4 lo, hi;
+    gr_widen8(v, lo, hi);
+    gr_add_vec(op, a, lo);
+    gr_add_vec(op, a, hi);
+}
+template <typename Op>
+__device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, gr_bf16x8 v)
+{
+    float4 lo, hi;
+    gr_widen8(v, lo, hi);
+    gr_add_vec(op, a, lo);
+    gr_add_vec(op, a, hi);
+}
 
 /* Vectors each thread has in flight in the body: all GR_THREAD_UNROLL loads
  * are issued before the first is used. */
@@ -91,7 +92,7 @@ __device__ __forceinline__ void gr_thread_body(const Op &op, typename Op::acc_t 
         V x[U];
 #pragma unroll
         for (int u = 0; u < U; ++u)
-            x[u] = __ldg(v + (i + (I)u * nthreads));
+            x[u] = gr_ldg(v + (i + (I)u * nthreads));
 #pragma unroll
         for (int u = 0; u < U; ++u)
             gr_add_vec(op, acc, x[u]);
@@ -100,7 +101,7 @@ __device__ __forceinline__ void gr_thread_body(const Op &op, typename Op::acc_t 
 #pragma unroll
     for (int u = 0; u < U - 1; ++u)
         if (i + (I)u * nthreads < nvec)
-            x[u] = __ldg(v + (i + (I)u * nthreads));
+            x[u] = gr_ldg(v + (i + (I)u * nthreads));
 #pragma unroll
     for (int u = 0; u < U - 1; ++u)
         if (i + (I)u * nthreads < nvec)
@@ -135,7 +136,7 @@ __device__ __forceinline__ typename Op::acc_t gr_thread_accumulate(const Op &op,
     const uint64_t tail = head + nvec * VEC;
 
     for (uint64_t i = t; i < head; i += nthreads)
-        op.add(acc, in[i]);
+        op.add(acc, gr_widen(in[i]));
 
     const vec_t *__restrict__ v = (const vec_t *)(in + head);
     /* 32-bit index arithmetic when no index the body forms (< nvec + U x
@@ -146,7 +147,7 @@ __device__ __forceinline__ typename Op::acc_t gr_thread_accumulate(const Op &op,
         gr_thread_body<uint64_t>(op, acc, v, nvec, t, nthreads);
 
     for (uint64_t j = tail + t; j < n; j += nthreads)
-        op.add(acc, in[j]);
+        op.add(acc, gr_widen(in[j]));
     return acc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * reduce.cu - extern "C" launchers of the single-pass reduce (gr_grid.cuh).
  *
- * The kernel instances live in reduce_{f32,f64,i32,i64}.cu; every instance
+ * The kernel instances live in reduce_{f32,f64,i32,i64,f16,bf16}.cu; every instance
  * has the same parameter list, so one table lookup and cudaLaunchKernel
  * serve all of them.
  */
@@ -14,6 +14,8 @@ extern "C" const void *gr_cuda_reduce_kernel_f32(int op, int block, int narrow);
 extern "C" const void *gr_cuda_reduce_kernel_f64(int op, int block, int narrow);
 extern "C" const void *gr_cuda_reduce_kernel_i32(int op, int block, int narrow);
 extern "C" const void *gr_cuda_reduce_kernel_i64(int op, int block, int narrow);
+extern "C" const void *gr_cuda_reduce_kernel_f16(int op, int block, int narrow);
+extern "C" const void *gr_cuda_reduce_kernel_bf16(int op, int block, int narrow);
 
 /* narrow: per-thread accumulators of gr_thread_op allowed (bound checked by the caller) */
 static const void *kernel_for(int dtype, int op, int block, int narrow)
@@ -27,12 +29,21 @@ static const void *kernel_for(int dtype, int op, int block, int narrow)
         return gr_cuda_reduce_kernel_i32(op, block, narrow);
     case GR_C_I64:
         return gr_cuda_reduce_kernel_i64(op, block, narrow);
+    case GR_C_F16:
+        return gr_cuda_reduce_kernel_f16(op, block, narrow);
+    case GR_C_BF16:
+        return gr_cuda_reduce_kernel_bf16(op, block, narrow);
     default:
         return 0;
     }
 }
 
-static uint64_t elem_size(int dtype) { return (dtype == GR_C_F32 || dtype == GR_C_I32) ? 4u : 8u; }
+static uint64_t elem_size(int dtype)
+{
+    if (gr_c_is_half(dtype))
+        return 2u;
+    return (dtype == GR_C_F32 || dtype == GR_C_I32) ? 4u : 8u;
+}
 
 extern "C" int gr_cuda_reduce_block_supported(int block)
 {

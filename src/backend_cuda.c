@@ -19,9 +19,12 @@
  * chunk k, the host packs chunk k+1. Each chunk's gr_local_t is folded into
  * the exact partial in chunk order, so the result is repeatable.
  *
- * --mode exact with f32/f64 sum-like ops runs the exact kernel instead
- * (kernels/gr_exact_kernels.h): same slots and staging, a gr_exact_result_t
- * per slot, folded into the partial's exact accumulator.
+ * --mode exact with f32/f64/f16/bf16 sum-like ops runs the exact kernel
+ * instead (kernels/gr_exact_kernels.h): same slots and staging, a
+ * gr_exact_result_t per slot, folded into the partial's exact accumulator.
+ *
+ * f16 / bf16 data stays 2 bytes per element on the GPU and in the staging
+ * buffers: the kernels read halves and widen them in registers.
  */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
@@ -30,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); } /* f32, f64, f16, bf16 */
 static int is_minmax(gr_op_kind_t k) { return k == GR_OP_MIN || k == GR_OP_MAX; }
 
 /* ---- discovery (no context needed) ------------------------------------- */
@@ -157,8 +160,6 @@ static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
 
     int max_grid = 1;
     for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
-        if (gr_c_is_half(t))
-            continue; /* f16/bf16: no reduce kernels yet (cuda_half_unsupported) */
         for (int k = 0; k < GR_OP_COUNT; ++k) {
             GR_CUDA_CHECK(gr_cuda_reduce_occupancy(t, k, block, &s->occ[t][k]));
             if (s->occ[t][k] < 1)
@@ -237,21 +238,11 @@ static void cuda_free(gr_ctx_t ctx, void *state, void *ptr)
     GR_CUDA_IGNORE(cudaFree(ptr));
 }
 
-/* f16/bf16 have no kernels in this backend yet: say so instead of launching nothing. */
-static gr_result_t cuda_half_unsupported(gr_dtype_t t)
-{
-    GR_FAIL(GR_ERR_UNSUPPORTED, "dtype %s has no CUDA kernels in this build yet; use --backend cpu (or widen the data "
-                                "to f32) for %s input",
-            gr_dtype_name(t), gr_dtype_name(t));
-}
-
 static gr_result_t cuda_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t t, gr_gen_t g, uint64_t seed,
                                  uint64_t begin, uint64_t count)
 {
     (void)ctx;
     cuda_state_t *s = (cuda_state_t *)state;
-    if (gr_c_is_half((int)t))
-        return cuda_half_unsupported(t);
     GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(gr_cuda_launch_generate(ptr, (int)t, (int)g, seed, begin, count, s->stream));
     GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -289,7 +280,7 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
     }
     /* the exact kernel is built for 128..512 threads and has its own measured default */
     int block = !s->block_forced ? GR_EXACT_BLOCK_DEFAULT : s->block <= 512 ? s->block : 512;
-    int *occ = &s->xocc[d->dtype == GR_F64][d->op.kind];
+    int *occ = &s->xocc[d->dtype][d->op.kind];
     if (*occ == 0)
         GR_CUDA_CHECK(gr_cuda_exact_occupancy((int)d->dtype, (int)d->op.kind, power, 0, block, occ));
     gr_cuda_exact_launch_t l;
@@ -471,8 +462,6 @@ static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int o
     (void)ctx;
     cuda_state_t *s = (cuda_state_t *)state;
     gr_partial_init(out);
-    if (gr_c_is_half((int)d->dtype))
-        return cuda_half_unsupported(d->dtype);
     GR_CUDA_CHECK(cudaSetDevice(s->device));
     gr_result_t r;
     if (on_device) {

@@ -37,7 +37,7 @@ typedef struct cuda_state {
     void *xscratch;                 /* zeroed once; every launch leaves it zeroed */
     gr_exact_result_t *xres_host;   /* mapped pinned, GR_CUDA_SLOTS entries */
     gr_exact_result_t *xres_dev;
-    int xocc[2][GR_OP_COUNT];       /* resident blocks per SM, 0 = not asked yet */
+    int xocc[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM, 0 = not asked yet */
     void *stats;                    /* --op stats (backend_cuda_stats.c), at first use */
     /* the file pipeline's buffers (backend_cuda_stream.c): pinned host and
      * GPU, kept for the next file reduce of this context, freed by fini */

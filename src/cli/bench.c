@@ -86,7 +86,7 @@ static int set_factor(bench_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_dtype(bench_opts_t *o, const char *a, char *err, size_t len)
 {
-    static const char *const names[GR_DTYPE_COUNT] = {"f32", "f64", "i32", "i64"};
+    static const char *const names[GR_DTYPE_COUNT] = {"f32", "f64", "i32", "i64", "f16", "bf16"};
     o->ndtypes = 0;
     if (!strcmp(a, "all")) {
         for (int t = 0; t < GR_DTYPE_COUNT; ++t)
@@ -102,7 +102,8 @@ static int set_dtype(bench_opts_t *o, const char *a, char *err, size_t len)
             if (names[t] && strlen(names[t]) == n && !strncmp(p, names[t], n))
                 found = t;
         if (found < 0)
-            BERR("--dtype: unknown type '%.*s' (use f32, f64, i32, i64, a comma list of them, or all)", (int)n, p);
+            BERR("--dtype: unknown type '%.*s' (use f32, f64, i32, i64, f16, bf16, a comma list of them, or all)",
+                 (int)n, p);
         int dup = 0;
         for (int k = 0; k < o->ndtypes; ++k)
             dup |= o->dtypes[k] == found;
@@ -230,7 +231,7 @@ static const bench_option_t bench_options[] = {
     {"max", "SIZE", "largest element count per rank, always measured (default 2^30 with cuda, 2^24 with cpu)",
      set_max},
     {"factor", "F", "each size is F times the last (default 4)", set_factor},
-    {"dtype", "T", "f32 | f64 | i32 | i64 | a comma list | all (default f32)", set_dtype},
+    {"dtype", "T", "f32 | f64 | i32 | i64 | f16 | bf16 | a comma list | all (default f32)", set_dtype},
     {"variants", "LIST", "comma list of rows, or all (default); copy and cub always run", set_variants},
     {"iters", "N", "timed runs per row; the table shows their median (default 20; distributed rows 50)", set_iters},
     {"warmup", "N", "untimed runs per row first (default 3; GPU-timed rows get at least 1)", set_warmup},
@@ -527,13 +528,34 @@ static int select_variants(const bench_opts_t *o, gr_backend_t be, int np, int *
  * Gates and statistics
  * ------------------------------------------------------------------------- */
 
-/* Sum of gate over [0, n): ones gives n; iota (i mod 1000) a closed form. */
-uint64_t bench_gate_sum(gr_gen_t gate, uint64_t n)
+/* Sum of gate over [0, n): ones gives n; iota (i mod 1000, i mod 256 for bf16) a closed form. */
+uint64_t bench_gate_sum(gr_gen_t gate, gr_dtype_t t, uint64_t n)
 {
     if (gate == GR_GEN_ONES)
         return n;
-    const uint64_t q = n / 1000u, r = n % 1000u;
-    return q * 499500u + r * (r - (r ? 1u : 0u)) / 2u;
+    /* iota wraps at 256 for bf16 (its integers are exact up to 256), else at 1000 */
+    const uint64_t m = t == GR_BF16 ? 256u : 1000u;
+    const uint64_t q = n / m, r = n % m;
+    return q * (m * (m - 1u) / 2u) + r * (r - (r ? 1u : 0u)) / 2u;
+}
+
+/*
+ * Rows that have no f16/bf16 form: the ladder (its rungs are built for
+ * 4- and 8-byte types), the gpu_to_gpu CUB rows (a determinism mode over
+ * float/double/integer input only) and stats (f32/f64/i32/i64). For halves
+ * they are left out of the group, and the table says so.
+ */
+static int row_takes_dtype(const bench_variant_t *v, gr_dtype_t t)
+{
+#ifdef GR_WITH_CUDA
+    if (gr_c_is_half((int)t))
+        return v->run != bench_cuda_run_ladder && strcmp(v->name, "cub-g2g") && strcmp(v->name, "cub-g2g-f32") &&
+               strcmp(v->name, "stats");
+#else
+    (void)v;
+    (void)t;
+#endif
+    return 1;
 }
 
 static int result_ok(const bench_result_t *res, uint64_t expected)
@@ -798,8 +820,12 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
     row_out_t rows[BENCH_NVARIANTS];
     long long wrong[BENCH_NVARIANTS], wrong_all[BENCH_NVARIANTS];
     int nrows = 0;
+    char left_out[256] = "";
     for (int i = 0; i < BENCH_NVARIANTS; ++i)
-        if (sel[i] && bench_variants[i].role != ROW_DIST) { /* those: bench_dist_group() */
+        if (sel[i] && bench_variants[i].role != ROW_DIST && !row_takes_dtype(&bench_variants[i], g->dtype)) {
+            strncat(left_out, " ", sizeof(left_out) - strlen(left_out) - 1);
+            strncat(left_out, bench_variants[i].name, sizeof(left_out) - strlen(left_out) - 1);
+        } else if (sel[i] && bench_variants[i].role != ROW_DIST) { /* those: bench_dist_group() */
             memset(&rows[nrows], 0, sizeof(rows[nrows]));
             rows[nrows].v = &bench_variants[i];
             rows[nrows].checked = b->o->check > 0;
@@ -812,7 +838,7 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
         for (int gi = 0; gi < 2; ++gi) {
             if ((r = h->fill(h->env, gates[gi], 0)) != GR_SUCCESS)
                 cli_die("gpureduce bench", r, "filling a gate");
-            const uint64_t want = bench_gate_sum(gates[gi], g->n);
+            const uint64_t want = bench_gate_sum(gates[gi], g->dtype, g->n);
             for (int k = 0; k < nrows; ++k)
                 for (int c = 0; c < b->o->check; ++c) {
                     bench_result_t res;
@@ -836,7 +862,7 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
     /* every rank times the same rows: agree on who failed first */
     if (MPI_Allreduce(wrong, wrong_all, nrows, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
         cli_die("gpureduce bench", GR_ERR_MPI, "MPI_Allreduce of #wrong");
-    if ((r = h->fill(h->env, (g->dtype == GR_F32 || g->dtype == GR_F64) ? GR_GEN_UNIFORM : GR_GEN_RANDINT, 1)) != GR_SUCCESS)
+    if ((r = h->fill(h->env, gr_c_is_float((int)g->dtype) ? GR_GEN_UNIFORM : GR_GEN_RANDINT, 1)) != GR_SUCCESS)
         cli_die("gpureduce bench", r, "filling the timed data");
     double st[BENCH_NVARIANTS][4], st_max[BENCH_NVARIANTS][4];
     int late[BENCH_NVARIANTS], late_max[BENCH_NVARIANTS];
@@ -863,6 +889,8 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
         if (rows[k].late)
             b->late_rows++;
     }
+    if (left_out[0] && b->o->format != CLI_FMT_JSON)
+        fprintf(b->out, "# %s: rows with no 2-byte form left out:%s\n", gr_dtype_name(g->dtype), left_out);
     print_group(b, g, rows, nrows);
 }
 

@@ -79,7 +79,7 @@ struct bench_cuda {
     gr_stats_result_t *s_res_host, *s_res_dev;
 };
 
-static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); } /* f16/bf16 sum in f64 too */
 
 int bench_cuda_have_g2g(void) { return gr_bench_cub_g2g_available(); }
 
@@ -133,15 +133,13 @@ gr_result_t bench_cuda_open(int device, bench_cuda_t **out, bench_device_info_t 
     c->copy_resident = (bps > 0 ? bps : 1) * d->sm_count;
     for (int rung = 0; rung < GR_BENCH_LADDER_RUNGS; ++rung)
         for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
-            if (gr_c_is_half(t)) /* f16/bf16: not in the bench's dtype list yet */
+            if (gr_c_is_half(t)) /* f16/bf16: the ladder has no 2-byte rungs (bench.c leaves them out) */
                 continue;
             GR_CUDA_CHECK_GOTO(gr_bench_ladder_occupancy(rung, t, &bps), r, fail);
             c->ladder_resident[rung][t] = (bps > 0 ? bps : 1) * d->sm_count;
         }
     c->tuned_block = GR_CUDA_BLOCK_DEFAULT;
     for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
-        if (gr_c_is_half(t))
-            continue;
         GR_CUDA_CHECK_GOTO(gr_cuda_reduce_occupancy(t, GR_C_SUM, c->tuned_block, &bps), r, fail);
         c->tuned_resident[t] = (bps > 0 ? bps : 1) * d->sm_count;
     }
@@ -201,6 +199,8 @@ void bench_cuda_close(bench_cuda_t *c)
 static uint64_t partials_needed(const bench_cuda_t *c, uint64_t n, gr_dtype_t t)
 {
     uint64_t most = 1;
+    if (gr_c_is_half((int)t))
+        return most; /* no ladder rows for halves */
     for (int rung = 0; rung < GR_BENCH_LADDER_RUNGS; ++rung) {
         uint64_t g = (uint64_t)gr_bench_ladder_grid(rung, (int)t, n, c->ladder_resident[rung][t]);
         if (g > most)
@@ -272,7 +272,7 @@ gr_result_t bench_cuda_group_begin(bench_cuda_t *c, const bench_group_t *g, int 
     GR_CUDA_CHECK_GOTO(gr_bench_cub_sum((int)g->dtype, c->in[0], g->n, c->acc_dev, NULL, &c->cub_temp_bytes,
                                         c->stream), r, fail);
     GR_CUDA_CHECK_GOTO(cudaMalloc(&c->cub_temp, c->cub_temp_bytes ? c->cub_temp_bytes : 1), r, fail);
-    c->have_g2g = want_g2g && gr_bench_cub_g2g_available();
+    c->have_g2g = want_g2g && gr_bench_cub_g2g_available() && !gr_c_is_half((int)g->dtype); /* no half form */
     if (c->have_g2g) {
         c->g2g_temp_bytes = 0;
         size_t same_bytes = 0; /* the float-output instance (cub-g2g-f32) may ask for another size */

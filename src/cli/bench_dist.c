@@ -71,7 +71,7 @@ struct bench_dist {
 #endif
 };
 
-static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); } /* f16/bf16 sum in f64 too */
 
 int bench_dist_have_nccl(void)
 {
@@ -653,7 +653,7 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
         for (int gi = 0; gi < 2; ++gi) {
             if ((r = fill_gate(d, gates[gi])) != GR_SUCCESS)
                 cli_die("gpureduce bench", r, "filling a gate of the distributed rows");
-            const uint64_t want = bench_gate_sum(gates[gi], global_n);
+            const uint64_t want = bench_gate_sum(gates[gi], g->dtype, global_n);
             for (int k = 0; k < nrows; ++k)
                 for (int c = 0; c < d->cfg.check; ++c) {
                     bench_result_t res;

@@ -55,8 +55,9 @@ typedef struct bench_dist_config {
     long long *wrong_rows;/* the harness's count of rows that failed their gates */
 } bench_dist_config_t;
 
-/* From the harness: the exact sum of gate (ones, iota = i mod 1000) over global indices [0, n) (bench.c). */
-uint64_t bench_gate_sum(gr_gen_t gate, uint64_t n);
+/* From the harness: the exact sum of gate (ones, iota = i mod 1000, mod 256 for bf16) over global
+ * indices [0, n) of dtype t (bench.c). */
+uint64_t bench_gate_sum(gr_gen_t gate, gr_dtype_t t, uint64_t n);
 #ifdef GR_WITH_CUDA
 /* Input buffer k of the group's rotation set (device memory; bench_cuda.c). */
 void *bench_cuda_input(bench_cuda_t *c, int k);

@@ -40,7 +40,7 @@ done
 run 1 bench --backend cpu --dtype all --min 1000 --max 3001 --factor 3 --full
 expect_rc 0 "all dtypes"
 CHECKS=$((CHECKS + 1))
-[ "$(table_rows_ok 14)" = 24 ] || fail "all dtypes: expected 3 sizes x 4 dtypes x 2 rows with #wrong 0"
+[ "$(table_rows_ok 14)" = 36 ] || fail "all dtypes: expected 3 sizes x 6 dtypes (f16, bf16 too) x 2 rows with #wrong 0"
 expect_out "^ +24008 +3001 +i64 +loop" "--max 3001 measured after 1000, 3000"
 expect_out "min\\(us\\) +max\\(us\\) +p99\\(us\\)" "--full columns"
 
@@ -82,8 +82,8 @@ expect_rc 0 "--check 0"
 expect_out "^# checks: skipped" "--check 0 line"
 
 # bad options: exit 2 with a message (all on 1 rank, a few on 2)
-for args in "--frobnicate" "--min 0" "--min 12Q" "--max -3" "--factor 1" "--factor x" "--dtype f16" \
-    "--dtype f32,bf16" "--variants nope" "--variants v3" "--iters 0" "--warmup -1" "--check x" \
+for args in "--frobnicate" "--min 0" "--min 12Q" "--max -3" "--factor 1" "--factor x" "--dtype f8" \
+    "--dtype f32,f128" "--variants nope" "--variants v3" "--iters 0" "--warmup -1" "--check x" \
     "--format xml" "--backend tpu" "--min 2^20 --max 2^10" "--full=1" "--iters"; do
     # shellcheck disable=SC2086
     run 1 bench --backend cpu $args

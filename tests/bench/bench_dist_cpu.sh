@@ -28,9 +28,9 @@ for np in 1 2 3; do
     expect_out "rk-min\\(us\\) +rk-avg\\(us\\) +rk-max\\(us\\) +x-mpi +x-nccl" "dist column header (np $np)"
     expect_out "^# checks: every row matched" "checks line (np $np)"
     CHECKS=$((CHECKS + 1))
-    # sizes 1001 4004 4099, four dtypes
+    # sizes 1001 4004 4099, six dtypes (f32 f64 i32 i64 f16 bf16)
     got=$(dist_rows_ok 2>>"$TMP/err")
-    [ "$got" = 12 ] || fail "np $np: expected 12 gr rows, #wrong 0, ordered times; got '$got'"
+    [ "$got" = 18 ] || fail "np $np: expected 18 gr rows, #wrong 0, ordered times; got '$got'"
     CHECKS=$((CHECKS + 1))
     grep -Eq "^ +16396 +4099 +i32 +gr +host " "$TMP/out" || fail "np $np: no i32 gr row at --max 4099"
 done

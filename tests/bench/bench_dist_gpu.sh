@@ -37,8 +37,8 @@ rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith('
 h, body = rows[0], rows[1:]
 assert all(len(r) == len(h) for r in body), 'ragged csv'
 d = [dict(zip(h, r)) for r in body if r[h.index('variant')] in want]
-# sizes 1001 999999 1000003, 4 dtypes
-assert len(d) == 3 * 4 * len(want), (len(d), 3 * 4 * len(want))
+# sizes 1001 999999 1000003, 6 dtypes (f16 and bf16 too)
+assert len(d) == 3 * 6 * len(want), (len(d), 3 * 6 * len(want))
 for r in d:
     t, lo, av, hi = (float(r[k]) for k in ('time_us', 'rank_min_us', 'rank_avg_us', 'rank_max_us'))
     assert r['wrong'] == '0' and r['np'] == np and 0 < lo <= av <= hi <= t, r

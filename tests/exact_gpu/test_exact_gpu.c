@@ -9,6 +9,9 @@
  * passes when the GPU's exact state (normalised limbs), its NaN/+Inf/-Inf
  * counts, its -0.0 flag and the rounded value all equal the reference.
  *
+ * f16 and bf16 (2-byte elements, the f32 exact state of their values,
+ * rounded once to the half type) run through the same cases as f32.
+ *
  *   test_exact_gpu           generators x dtypes x ops x sizes x offsets x
  *                            expansion sizes; grids 1, 7, 132, default and
  *                            block sizes; forced rounds; adversarial arrays
@@ -106,7 +109,8 @@ static double xs_finish(const xstate_t *s, int dtype)
         return INFINITY;
     if (s->ninf > 0)
         return -INFINITY;
-    double r = dtype == GR_C_F32 ? (double)gr_xacc_to_float(&s->sum) : gr_xacc_to_double(&s->sum);
+    /* f32 / f16 / bf16: rounded once to the type; f64 */
+    double r = gr_xacc_round_dtype(&s->sum, dtype);
     if (r == 0 && s->count > 0 && s->nonnegzero == 0)
         r = -0.0;
     return r;
@@ -136,16 +140,41 @@ static double lib_finish(const xstate_t *s, int dtype, int op)
 }
 #endif
 
-static const char *dt_name(int dt) { return dt == GR_C_F32 ? "f32" : "f64"; }
+static const char *dt_name(int dt)
+{
+    return dt == GR_C_F32 ? "f32" : dt == GR_C_F64 ? "f64" : dt == GR_C_F16 ? "f16" : "bf16";
+}
 static const char *op_name(int op)
 {
     return op == GR_C_SUM ? "sum" : op == GR_C_ABSSUM ? "abssum" : op == GR_C_SUMSQ ? "sumsq" : "?";
 }
-static size_t esz(int dt) { return dt == GR_C_F32 ? 4 : 8; }
+static size_t esz(int dt) { return dt == GR_C_F64 ? 8 : gr_c_is_half(dt) ? 2 : 4; }
+
+/* The floating dtypes the exact kernel reads. */
+static const int DTYPES[] = {GR_C_F32, GR_C_F64, GR_C_F16, GR_C_BF16};
+#define NDTYPES ((int)(sizeof(DTYPES) / sizeof(DTYPES[0])))
 
 static double elem(const void *h, int dt, uint64_t i)
 {
+    if (gr_c_is_half(dt)) {
+        uint16_t b;
+        memcpy(&b, (const char *)h + 2 * i, 2);
+        return (double)gr_half_bits_to_f32(b, dt == GR_C_BF16);
+    }
     return dt == GR_C_F32 ? (double)((const float *)h)[i] : ((const double *)h)[i];
+}
+
+/* Store v as element i of dt (f32 and halves round to nearest even; the tests pass values they hold). */
+static void put_elem(void *h, int dt, uint64_t i, double v)
+{
+    if (gr_c_is_half(dt)) {
+        uint16_t b = gr_f32_to_half_bits((float)v, dt == GR_C_BF16);
+        memcpy((char *)h + 2 * i, &b, 2);
+    } else if (dt == GR_C_F32) {
+        ((float *)h)[i] = (float)v;
+    } else {
+        ((double *)h)[i] = v;
+    }
 }
 
 static void ref_host(const void *h, int dt, int op, uint64_t n, xstate_t *s)
@@ -299,13 +328,8 @@ static void *gen_host(int gen, int dt, uint64_t n, uint64_t begin)
     void *h = malloc((n ? n : 1) * esz(dt));
     ASSERT(h);
     gr_gen_keys_t k = gr_gen_make_keys(0x5EEDF00Dull);
-    for (uint64_t i = 0; i < n; ++i) {
-        double v = gr_gen_float(gen, dt, k, begin + i);
-        if (dt == GR_C_F32)
-            ((float *)h)[i] = (float)v;
-        else
-            ((double *)h)[i] = v;
-    }
+    for (uint64_t i = 0; i < n; ++i)
+        put_elem(h, dt, i, gr_gen_float(gen, dt, k, begin + i)); /* halves: the half's value, exact */
     return h;
 }
 
@@ -316,7 +340,8 @@ static void test_generators(void)
     static const uint64_t sizes[] = {0, 1, 2, 3, 5, 17, 1000, 65537, 1000003, 4194311};
     const int nsizes = g_small ? 6 : 10;
     for (int gen = 0; gen < 6; ++gen) {
-        for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+        for (int di = 0; di < NDTYPES; ++di) {
+            const int dt = DTYPES[di];
             for (int op = 0; op <= GR_C_SUMSQ; ++op) {
                 if (op == GR_C_MIN || op == GR_C_MAX || (op == GR_C_SUMSQ && dt == GR_C_F64))
                     continue;
@@ -362,7 +387,8 @@ static void test_shapes(void)
     /* under a sanitizer: a spread of the above */
     static const cfg_t small[] = {{2, 1, 128, 0}, {3, 7, 256, 0}, {2, 0, 512, 0}, {3, 132, 256, 1}, {2, 3, 128, 2}};
     const uint64_t n = g_small ? 20011 : 3000017;
-    for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+    for (int di = 0; di < NDTYPES; ++di) {
+        const int dt = DTYPES[di];
         for (int gen = GR_C_UNIFORM; gen <= GR_C_STRESS; gen += GR_C_STRESS - GR_C_UNIFORM) {
             void *h = gen_host(gen, dt, n, 1);
             if (g_small)
@@ -397,12 +423,8 @@ static void check_doubles(const char *name, const double *v, uint64_t n, int dt,
 {
     void *h = malloc((n ? n : 1) * esz(dt));
     ASSERT(h);
-    for (uint64_t i = 0; i < n; ++i) {
-        if (dt == GR_C_F32)
-            ((float *)h)[i] = (float)v[i];
-        else
-            ((double *)h)[i] = v[i];
-    }
+    for (uint64_t i = 0; i < n; ++i)
+        put_elem(h, dt, i, v[i]);
     for (int op = 0; op <= GR_C_SUMSQ; ++op) {
         if (op == GR_C_MIN || op == GR_C_MAX || (op == GR_C_SUMSQ && dt == GR_C_F64))
             continue;
@@ -596,6 +618,113 @@ static void test_adversarial(void)
     printf("adversarial: %llu checks passed\n", (unsigned long long)g_checks);
 }
 
+/* A random finite f16 / bf16 value (every bit pattern but Inf/NaN: subnormals included). */
+static double any_finite_half(int dt)
+{
+    for (;;) {
+        uint16_t b = (uint16_t)rng();
+        double v = (double)gr_half_bits_to_f32(b, dt == GR_C_BF16);
+        if (isfinite(v))
+            return v;
+    }
+}
+
+/*
+ * f16 / bf16: the kernel reads halves and keeps the f32 exact state of their
+ * values; the host rounds that once to the half type. Cancellation, the whole
+ * range with subnormals, overflow on rounding (also at the tie), ties to even
+ * and the double-rounding trap at the half's precision, signed zeros, NaN/Inf.
+ */
+static void test_adversarial_halves(void)
+{
+    const uint64_t rep = g_small ? 3001 : 200003;
+    for (int dt = GR_C_F16; dt <= GR_C_BF16; ++dt) {
+        const int f16 = dt == GR_C_F16;
+        const double mx = f16 ? 65504.0 : 0x1.FEp127;         /* largest finite */
+        const double half_ulp_top = f16 ? 16.0 : 0x1p119;     /* half the spacing just below mx */
+        const double tiny = f16 ? 0x1p-24 : 0x1p-133;         /* smallest subnormal */
+        const double one_ulp = f16 ? 0x1p-10 : 0x1p-7;        /* spacing of [1, 2) */
+        {
+            uint64_t n = 3 * rep;
+            double *v = dalloc(n);
+            const double x = f16 ? 60000.0 : 0x1.8p100;
+            for (uint64_t i = 0; i < rep; ++i) {
+                v[3 * i] = x;
+                v[3 * i + 1] = 1.0;
+                v[3 * i + 2] = -x;
+            }
+            shuffle(v, n, sizeof(double));
+            check_doubles("half-cancel-shuffled", v, n, dt, 0, 0);
+            free(v);
+        }
+        {
+            uint64_t n = rep;
+            double *v = dalloc(2 * n);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = any_finite_half(dt);
+            check_doubles("half-full-range", v, n, dt, 0, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                v[n + i] = -v[i];
+            shuffle(v, 2 * n, sizeof(double));
+            check_doubles("half-full-range-cancel", v, 2 * n, dt, 0.0, 1);
+            for (uint64_t i = 0; i < n; ++i) {
+                uint64_t m = rng();
+                v[i] = (double)(m & (f16 ? 0x3FFu : 0x7Fu)) * tiny * ((m >> 40) & 1 ? -1 : 1);
+            }
+            check_doubles("half-subnormal", v, n, dt, 0, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = mx;
+            check_doubles("half-overflow-pos", v, n, dt, INFINITY, 1);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = (i % 3 == 2) ? mx : -mx;
+            check_doubles("half-overflow-neg", v, n, dt, -INFINITY, 1);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = -0.0;
+            check_doubles("half-all-neg-zero", v, n, dt, -0.0, 1);
+            v[n / 2] = 0.0;
+            check_doubles("half-neg-zeros-one-pos", v, n, dt, 0.0, 1);
+            for (uint64_t i = 0; i < n; ++i)
+                v[i] = any_finite_half(dt);
+            v[n - 1] = INFINITY;
+            check_doubles("half-pinf", v, n, dt, INFINITY, 1);
+            v[n / 3] = -INFINITY;
+            check_doubles("half-pinf-ninf", v, n, dt, NAN, 0);
+            v[n / 2] = NAN;
+            check_doubles("half-nan", v, n, dt, NAN, 0);
+            free(v);
+        }
+        /* rounding at the half's precision: 1 + ulp/2 ties to 1; 1 + ulp + ulp/2 ties up to 1 + 2 ulp */
+        double t1[] = {1.0, one_ulp / 4, one_ulp / 4};
+        check_doubles("half-tie-even-down", t1, 3, dt, 1.0, 1);
+        double t2[] = {1.0 + one_ulp, one_ulp / 4, one_ulp / 4};
+        check_doubles("half-tie-even-up", t2, 3, dt, 1.0 + 2 * one_ulp, 1);
+        /* 1 + ulp/2 + tiny: one rounding gives 1 + ulp; rounding to f32 first (tiny is at most half
+         * an f32 ulp of 1: it vanishes, ties to even) and then to the half would give 1 */
+        double t3[] = {1.0, one_ulp / 4, one_ulp / 4, tiny};
+        check_doubles("half-double-rounding", t3, 5, dt, 1.0 + one_ulp, 1);
+        double t4[] = {mx, half_ulp_top}; /* a tie beyond the range: Inf */
+        check_doubles("half-overflow-tie", t4, 2, dt, INFINITY, 1);
+        double t5[] = {mx, half_ulp_top / 2};
+        check_doubles("half-overflow-below-tie", t5, 2, dt, mx, 1);
+        double t6[] = {tiny, tiny, tiny};
+        check_doubles("half-subnormal-sum", t6, 3, dt, 3 * tiny, 1);
+        {
+            uint64_t n = rep * 2 + 1;
+            double *v = dalloc(n);
+            for (uint64_t i = 0; i < rep; ++i) {
+                double m = (double)(1 + (rng() & 0x7F)) * (f16 ? 0x1p8 : 0x1p100);
+                v[2 * i] = (rng() & 1) ? m : -m;
+                v[2 * i + 1] = -v[2 * i];
+            }
+            v[n - 1] = tiny;
+            shuffle(v, n, sizeof(double));
+            check_doubles("half-tiny-result", v, n, dt, tiny, 1);
+            free(v);
+        }
+    }
+    printf("adversarial halves: %llu checks passed\n", (unsigned long long)g_checks);
+}
+
 static void test_unsupported(void)
 {
     ASSERT(!gr_cuda_exact_supported(GR_C_F64, GR_C_SUMSQ, 1));
@@ -605,6 +734,10 @@ static void test_unsupported(void)
     ASSERT(!gr_cuda_exact_supported(GR_C_F32, GR_C_MIN, 1));
     ASSERT(gr_cuda_exact_supported(GR_C_F32, GR_C_POWSUM, 2));
     ASSERT(gr_cuda_exact_supported(GR_C_F64, GR_C_POWSUM, 1));
+    ASSERT(gr_cuda_exact_supported(GR_C_F16, GR_C_SUMSQ, 1));
+    ASSERT(gr_cuda_exact_supported(GR_C_BF16, GR_C_POWSUM, 2));
+    ASSERT(!gr_cuda_exact_supported(GR_C_BF16, GR_C_POWSUM, 3));
+    ASSERT(!gr_cuda_exact_supported(GR_C_F16, GR_C_MAX, 1));
     gr_cuda_exact_launch_t l;
     memset(&l, 0, sizeof(l));
     l.in = gpu_buf(64);
@@ -624,6 +757,10 @@ static void test_unsupported(void)
     l.block = 256;
     l.in = (const char *)G.buf + 4;
     ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorMisalignedAddress);
+    l.dtype = GR_C_F16; /* 2-byte elements: an odd address is misaligned, an even one is fine */
+    l.in = (const char *)G.buf + 1;
+    ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorMisalignedAddress);
+    l.dtype = GR_C_F64;
     /* powsum:1 and powsum:2 (f32) are sum and sumsq */
     float h[5] = {1.5f, -2.0f, 3.0f, 0.25f, -0.5f};
     CU(cudaMemcpy(G.buf, h, sizeof(h), cudaMemcpyHostToDevice));
@@ -638,7 +775,7 @@ static void test_unsupported(void)
     gr_xacc_t x;
     gr_exact_result_to_xacc(G.res_host, &x);
     ASSERT_BITS_EQ(gr_xacc_to_double(&x), 2.25 + 4.0 + 9.0 + 0.0625 + 0.25);
-    g_checks += 9;
+    g_checks += 14;
     printf("unsupported/powsum: %llu checks passed\n", (unsigned long long)g_checks);
 }
 
@@ -900,6 +1037,7 @@ int main(int argc, char **argv)
     } else {
         test_unsupported();
         test_adversarial();
+        test_adversarial_halves();
         test_shapes();
         test_generators();
     }

@@ -105,7 +105,15 @@ static gr_ctx_t make_ctx(gr_backend_t b, int block, int grid, gr_result_t *res)
     return ctx;
 }
 
-static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64; }
+static int is_half(gr_dtype_t t) { return t == GR_F16 || t == GR_BF16; }
+static int is_float(gr_dtype_t t) { return t == GR_F32 || t == GR_F64 || is_half(t); }
+
+/* A value of a half type (exactly representable: the caller's promise) as its 2 bytes at p. */
+static void put_half(gr_dtype_t t, void *p, double v)
+{
+    uint16_t h = gr_f32_to_half_bits((float)v, t == GR_BF16);
+    memcpy(p, &h, 2);
+}
 static int is_minmax(gr_op_kind_t k) { return k == GR_OP_MIN || k == GR_OP_MAX; }
 
 static gr_desc_t desc(gr_dtype_t t, gr_op_kind_t k, int power)
@@ -200,7 +208,7 @@ static void *dataset_shard(const dataset_t *ds, uint64_t *begin, uint64_t *count
             break;
         case GR_F16:
         case GR_BF16:
-            ASSERT(!"f16/bf16 datasets are not in this test yet");
+            put_half(ds->dtype, dst, ds->f[j]); /* ds->f holds the half's value (gr_gen_float) */
             break;
         }
     }
@@ -469,7 +477,9 @@ static void test_device_and_host(gr_ctx_t gpu, gr_ctx_t cpu)
 /* Hand-made arrays with NaN, Inf, -0.0 at the head, body and tail of a shard. */
 static void fill_f(gr_dtype_t t, void *p, size_t j, double v)
 {
-    if (t == GR_F32) {
+    if (is_half(t)) {
+        put_half(t, (char *)p + j * 2, v);
+    } else if (t == GR_F32) {
         float f = (float)v;
         memcpy((char *)p + j * 4, &f, 4);
     } else {
@@ -508,9 +518,11 @@ static void test_special_values(gr_ctx_t gpu, gr_ctx_t cpu)
 {
     enum { N = 37 };
     static const size_t pos[] = {0, 1, 17, 36};
-    gr_dtype_t types[2] = {GR_F32, GR_F64};
-    for (int ti = 0; ti < 2; ++ti) {
+    gr_dtype_t types[4] = {GR_F32, GR_F64, GR_F16, GR_BF16};
+    for (int ti = 0; ti < 4; ++ti) {
         gr_dtype_t t = types[ti];
+        /* the largest finite value of the type (f64: FLT_MAX, as for f32) */
+        const double big = t == GR_F16 ? 65504.0 : t == GR_BF16 ? 0x1.FEp127 : FLT_MAX;
         double buf[N];
         for (int scenario = 0; scenario < 6; ++scenario) {
             for (size_t pi = 0; pi < COUNT(pos); ++pi) {
@@ -563,14 +575,14 @@ static void test_special_values(gr_ctx_t gpu, gr_ctx_t cpu)
                     want[3] = 0.0;
                     break;
                 default:
-                    /* f32 input accumulates in f64: N * FLT_MAX does not overflow */
-                    name = "FLT_MAX";
+                    /* f32 and half input accumulates in f64: N * FLT_MAX does not overflow */
+                    name = "largest finite";
                     for (int j = 0; j < N; ++j)
-                        fill_f(t, buf, (size_t)j, FLT_MAX);
-                    /* every rank holds this array; np*N*FLT_MAX is exact (31 bits) */
-                    want[0] = (double)N * (double)g_size * (double)FLT_MAX;
-                    want[1] = FLT_MAX;
-                    want[2] = FLT_MAX;
+                        fill_f(t, buf, (size_t)j, big);
+                    /* every rank holds this array; np*N*big is exact (at most 31 bits) */
+                    want[0] = (double)N * (double)g_size * big;
+                    want[1] = big;
+                    want[2] = big;
                     want[3] = NAN; /* FLT_MAX^2 has 48 bits: sums round, so no bitwise answer */
                     break;
                 }
@@ -710,6 +722,157 @@ static void test_exact_mode(gr_ctx_t gpu, gr_ctx_t cpu)
     g_checks += 1;
 }
 
+/* Exact-mode values: the same bits (NaN: both NaN) and counts on both backends. */
+static void check_exact_same(const char *where, const gr_desc_t *d, uint64_t n, const gr_value_t *g,
+                             const gr_value_t *c)
+{
+    char dn[64];
+    desc_name(d, dn, sizeof(dn));
+    ++g_checks;
+    if (!g->valid || !c->valid || g->count != n || c->count != n)
+        SOFT_FAIL("%s exact %s n=%llu: valid %d/%d count gpu %llu cpu %llu", where, dn, (unsigned long long)n,
+                  g->valid, c->valid, (unsigned long long)g->count, (unsigned long long)c->count);
+    if (!(same_bits(g->f, c->f) || (isnan(g->f) && isnan(c->f))))
+        SOFT_FAIL("%s exact %s n=%llu: gpu %.17g (%a) != cpu %.17g (%a)", where, dn, (unsigned long long)n, g->f,
+                  g->f, c->f, c->f);
+}
+
+/*
+ * Exact mode for f16 / bf16: the GPU's exact kernel reads the halves as f32
+ * values and the host rounds the exact state once to the half type; the cpu
+ * backend does the same from its own accumulator. Bitwise equal for every
+ * generator, exact op and size; through gr_reduce_device at element offsets
+ * 0..7 (never 16-byte aligned but for 0) inside NaN poison; sums beyond the
+ * half's range round to Inf, ties to even.
+ */
+static void test_exact_halves(gr_ctx_t gpu, gr_ctx_t cpu)
+{
+    static const opcase_t ops[] = {{GR_OP_SUM, 1},    {GR_OP_ABSSUM, 1}, {GR_OP_SUMSQ, 1}, {GR_OP_POWSUM, 1},
+                                   {GR_OP_POWSUM, 2}, {GR_OP_MIN, 1},    {GR_OP_MAX, 1}};
+    static const uint64_t sizes_full[] = {0, 1, 3, 7, 8, 9, 15, 17, 1023, 4099, 65537, 1000003};
+    static const uint64_t sizes_small[] = {0, 1, 3, 9, 17, 4099};
+    const uint64_t *sizes = g_small ? sizes_small : sizes_full;
+    size_t nsizes = g_small ? COUNT(sizes_small) : COUNT(sizes_full);
+    const gr_dtype_t types[2] = {GR_F16, GR_BF16};
+    for (int ti = 0; ti < 2; ++ti) {
+        gr_dtype_t t = types[ti];
+        for (int g = 0; g < GR_GEN_COUNT; ++g) {
+            if (g_small && g != GR_GEN_STRESS && g != GR_GEN_NORMAL)
+                continue;
+            for (size_t si = 0; si < nsizes; ++si) {
+                uint64_t n = sizes[si];
+                gr_buffer_t bg = NULL, bc = NULL;
+                OK(gr_buffer_create_synthetic(gpu, t, (gr_gen_t)g, SEED, n, &bg));
+                OK(gr_buffer_create_synthetic(cpu, t, (gr_gen_t)g, SEED, n, &bc));
+                const int offsets = (g == GR_GEN_STRESS || g == GR_GEN_NORMAL) && n <= 65537;
+                dataset_t ds;
+                uint64_t begin = 0, count = 0;
+                void *shard = NULL;
+                char *dbuf = NULL;
+                if (offsets) {
+                    dataset_make(&ds, t, (gr_gen_t)g, n);
+                    shard = dataset_shard(&ds, &begin, &count);
+                    CU(cudaMalloc((void **)&dbuf, (size_t)(count + 16) * 2));
+                }
+                for (size_t oi = 0; oi < COUNT(ops); ++oi) {
+                    gr_desc_t d = desc(t, ops[oi].kind, ops[oi].power);
+                    d.mode = GR_MODE_EXACT;
+                    gr_value_t vg, vc;
+                    poison_value(&vg);
+                    poison_value(&vc);
+                    OK(gr_reduce_buffer(gpu, bg, &d, &vg, NULL));
+                    OK(gr_reduce_buffer(cpu, bc, &d, &vc, NULL));
+                    char where[64];
+                    snprintf(where, sizeof(where), "synthetic %s", gr_gen_name((gr_gen_t)g));
+                    check_exact_same(where, &d, n, &vg, &vc);
+                    for (int off = 0; offsets && off < 8; off += g_small ? 3 : 1) {
+                        CU(cudaMemset(dbuf, 0xFF, (size_t)(count + 16) * 2)); /* 0xFFFF: NaN in f16 and bf16 */
+                        if (count)
+                            CU(cudaMemcpy(dbuf + off * 2, shard, (size_t)count * 2, cudaMemcpyHostToDevice));
+                        gr_value_t vd;
+                        poison_value(&vd);
+                        OK(gr_reduce_device(gpu, dbuf + off * 2, count, &d, &vd, NULL));
+                        snprintf(where, sizeof(where), "gr_reduce_device(offset %d, %s)", off,
+                                 gr_gen_name((gr_gen_t)g));
+                        check_exact_same(where, &d, n, &vd, &vc);
+                    }
+                }
+                if (offsets) {
+                    CU(cudaFree(dbuf));
+                    free(shard);
+                    dataset_free(&ds);
+                }
+                gr_buffer_destroy(bg);
+                gr_buffer_destroy(bc);
+            }
+        }
+        /* hand-made: NaN, Inf, signed zeros, overflow on rounding, a tie */
+        enum { N = 37 };
+        const double big = t == GR_F16 ? 65504.0 : 0x1.FEp127;
+        const double tie_hi = t == GR_F16 ? 2048.0 : 256.0; /* tie_hi + 1: halfway between two halves */
+        for (int scenario = 0; scenario < 6; ++scenario) {
+            double buf[N]; /* room for any dtype: fill_f writes 2-byte halves here */
+            double want;
+            const char *name;
+            for (int j = 0; j < N; ++j)
+                fill_f(t, buf, (size_t)j, 0.0);
+            switch (scenario) {
+            case 0:
+                name = "all -0.0";
+                for (int j = 0; j < N; ++j)
+                    fill_f(t, buf, (size_t)j, -0.0);
+                want = -0.0;
+                break;
+            case 1:
+                name = "-0.0 and +0.0";
+                for (int j = 0; j < N; ++j)
+                    fill_f(t, buf, (size_t)j, j == 17 ? 0.0 : -0.0);
+                want = 0.0;
+                break;
+            case 2:
+                name = "one NaN";
+                fill_f(t, buf, 36, NAN);
+                want = NAN;
+                break;
+            case 3:
+                name = "+Inf and -Inf";
+                fill_f(t, buf, 0, INFINITY);
+                fill_f(t, buf, 9, -INFINITY);
+                want = NAN;
+                break;
+            case 4:
+                name = "largest finite x N: rounds to Inf";
+                for (int j = 0; j < N; ++j)
+                    fill_f(t, buf, (size_t)j, big);
+                want = INFINITY;
+                break;
+            default: {
+                name = "tie";
+                fill_f(t, buf, 3, tie_hi);
+                fill_f(t, buf, 30, 1.0);
+                /* np x (tie_hi + 1) is exact in f32; the f32 -> half rounding is the reference */
+                uint16_t h = gr_f32_to_half_bits((float)((tie_hi + 1.0) * g_size), t == GR_BF16);
+                want = (double)gr_half_bits_to_f32(h, t == GR_BF16);
+                break;
+            }
+            }
+            gr_desc_t d = desc(t, GR_OP_SUM, 1);
+            d.mode = GR_MODE_EXACT;
+            for (int off = 0; off <= 5; off += 5) {
+                gr_value_t vd, vh, vc;
+                run_three(gpu, cpu, buf, N, off, &d, &vd, &vh, &vc);
+                char what[96];
+                snprintf(what, sizeof(what), "exact %s (offset %d): device", name, off);
+                expect_f(what, &d, &vd, want);
+                snprintf(what, sizeof(what), "exact %s: cuda host", name);
+                expect_f(what, &d, &vh, want);
+                snprintf(what, sizeof(what), "exact %s: cpu", name);
+                expect_f(what, &d, &vc, want);
+            }
+        }
+    }
+}
+
 /* The generate launcher alone: bits, odd begin, 64-bit begin, no stray writes. */
 static void test_generate_kernel(void)
 {
@@ -742,6 +905,9 @@ static void test_generate_kernel(void)
                         } else if (t == GR_I32) {
                             int32_t v = (int32_t)gr_gen_int(g, GR_C_I32, k, gi);
                             memcpy(dst, &v, 4);
+                        } else if (is_half((gr_dtype_t)t)) {
+                            uint16_t v = gr_gen_half_bits(g, t, k, gi);
+                            memcpy(dst, &v, 2);
                         } else {
                             int64_t v = gr_gen_int(g, GR_C_I64, k, gi);
                             memcpy(dst, &v, 8);
@@ -774,16 +940,20 @@ static void test_host_chunks(gr_ctx_t gpu)
     static const struct {
         gr_dtype_t t;
         uint64_t n;
-    } cases[] = {{GR_I32, 50000003}, {GR_F64, 20000001}, {GR_I64, 9000001}};
+    } cases[] = {{GR_I32, 50000003}, {GR_F64, 20000001}, {GR_I64, 9000001}, {GR_F16, 40000003}, {GR_BF16, 40000001}};
     for (size_t c = 0; c < COUNT(cases); ++c) {
         gr_dtype_t t = cases[c].t;
         uint64_t n = cases[c].n;
         size_t esz = gr_dtype_size(t);
         char *h = (char *)malloc((size_t)n * esz);
         ASSERT(h);
+        /* iota mod m: every value exact in the type (bf16 holds the integers up to 256) */
+        const uint64_t m = t == GR_BF16 ? 256u : 1000u;
         for (uint64_t j = 0; j < n; ++j) {
-            int64_t v = (int64_t)(j % 1000u);
-            if (t == GR_I32) {
+            int64_t v = (int64_t)(j % m);
+            if (is_half(t)) {
+                put_half(t, h + j * 2, (double)v);
+            } else if (t == GR_I32) {
                 int32_t x = (int32_t)v;
                 memcpy(h + j * 4, &x, 4);
             } else if (t == GR_I64) {
@@ -793,15 +963,15 @@ static void test_host_chunks(gr_ctx_t gpu)
                 memcpy(h + j * 8, &x, 8);
             }
         }
-        uint64_t q = n / 1000, r = n % 1000;
-        int64_t want = (int64_t)(q * 499500u + r * (r - 1) / 2) * g_size;
+        uint64_t q = n / m, r = n % m;
+        int64_t want = (int64_t)(q * (m * (m - 1) / 2) + r * (r - 1) / 2) * g_size;
         static const gr_op_kind_t kinds[3] = {GR_OP_SUM, GR_OP_MIN, GR_OP_MAX};
         for (int k = 0; k < 3; ++k) {
             gr_desc_t d = desc(t, kinds[k], 1);
             gr_value_t v;
             poison_value(&v);
             OK(gr_reduce_host(gpu, h, n, &d, &v, NULL));
-            int64_t w = kinds[k] == GR_OP_SUM ? want : kinds[k] == GR_OP_MIN ? 0 : 999;
+            int64_t w = kinds[k] == GR_OP_SUM ? want : kinds[k] == GR_OP_MIN ? 0 : (int64_t)m - 1;
             ASSERT_EQ_U(v.count, n * (uint64_t)g_size);
             if (is_float(t))
                 ASSERT_BITS_EQ(v.f, (double)w);
@@ -933,6 +1103,7 @@ int main(int argc, char **argv)
         if (!g_small)
             test_host_chunks(gpu);
         test_exact_mode(gpu, cpu);
+        test_exact_halves(gpu, cpu);
         test_launch_shapes(cpu);
         OK(gr_ctx_destroy(cpu));
     }
