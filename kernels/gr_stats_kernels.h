@@ -55,9 +55,12 @@ typedef struct gr_stats_result {
 
 /* Most blocks one launch may use (bounds the per-block partials of the scratch). */
 #define GR_STATS_GRID_MAX 4096
-/* Block size chosen when the caller has none: 256 keeps 3 blocks (768
- * threads) resident per SM with the kernel's register count. */
+/* Block size chosen when the caller has none, by dtype (measured on the
+ * H200, docs/PERFORMANCE.md "Stats on the GPU"): 256 (3 blocks, 768 threads
+ * per SM at 80 registers) but f64: 512 (2 blocks, 1024 threads, 64 registers). */
 #define GR_STATS_BLOCK_DEFAULT 256
+#define GR_STATS_BLOCK_DEFAULT_F64 512
+#define GR_STATS_BLOCK_FOR(dtype) ((dtype) == GR_C_F64 ? GR_STATS_BLOCK_DEFAULT_F64 : GR_STATS_BLOCK_DEFAULT)
 /* Resident threads per SM the default grid aims at (capped by occupancy). */
 #define GR_STATS_THREADS_PER_SM 1024
 

@@ -177,6 +177,53 @@ __device__ __forceinline__ void gr_s_vec(gr_xthread<K> &st, gr_sthread<int> &ss,
     ss.nr += 4;
 }
 
+/*
+ * Two vectors of four floats. When all eight are finite and their exponent
+ * fields span at most 26, they are multiples of 2^(emin-150) below
+ * 2^(emax-123): their sum, and every partial sum of the tree below, fits 53
+ * bits, so one exact f64 sum enters the expansion (half the TwoSums of two
+ * quads). Otherwise each quad takes its own path.
+ */
+template <int K>
+__device__ __forceinline__ void gr_s_vec2(gr_xthread<K> &st, gr_sthread<int> &ss, float4 v, float4 w)
+{
+    const unsigned int u0 = __float_as_uint(v.x), u1 = __float_as_uint(v.y);
+    const unsigned int u2 = __float_as_uint(v.z), u3 = __float_as_uint(v.w);
+    const unsigned int u4 = __float_as_uint(w.x), u5 = __float_as_uint(w.y);
+    const unsigned int u6 = __float_as_uint(w.z), u7 = __float_as_uint(w.w);
+    const unsigned int e0 = u0 & 0x7F800000u, e1 = u1 & 0x7F800000u, e2 = u2 & 0x7F800000u, e3 = u3 & 0x7F800000u;
+    const unsigned int e4 = u4 & 0x7F800000u, e5 = u5 & 0x7F800000u, e6 = u6 & 0x7F800000u, e7 = u7 & 0x7F800000u;
+    const unsigned int emax = max(max(max(e0, e1), max(e2, e3)), max(max(e4, e5), max(e6, e7)));
+    const unsigned int emin = min(min(min(e0, e1), min(e2, e3)), min(min(e4, e5), min(e6, e7)));
+    if (__builtin_expect(emax >= 0x7F800000u || emax - emin > (26u << 23), 0)) {
+        gr_s_vec(st, ss, v);
+        gr_s_vec(st, ss, w);
+        return;
+    }
+    const double d0 = (double)v.x, d1 = (double)v.y, d2 = (double)v.z, d3 = (double)v.w;
+    const double d4 = (double)w.x, d5 = (double)w.y, d6 = (double)w.z, d7 = (double)w.w;
+    const double q = __dadd_rn(__dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)),
+                               __dadd_rn(__dadd_rn(d4, d5), __dadd_rn(d6, d7))); /* exact */
+    gr_x_flush(st, gr_fpe_add(st.a, q));
+    ss.s1 = __dadd_rn(ss.s1, __dsub_rn(q, 8.0 * ss.K));
+    const int k0 = gr_s_key(v.x), k1 = gr_s_key(v.y), k2 = gr_s_key(v.z), k3 = gr_s_key(v.w);
+    const int k4 = gr_s_key(w.x), k5 = gr_s_key(w.y), k6 = gr_s_key(w.z), k7 = gr_s_key(w.w);
+    ss.kmin = min(ss.kmin, min(min(min(k0, k1), min(k2, k3)), min(min(k4, k5), min(k6, k7))));
+    ss.kmax = max(ss.kmax, max(max(max(k0, k1), max(k2, k3)), max(max(k4, k5), max(k6, k7))));
+    const double t0 = __dsub_rn(d0, ss.K), t1 = __dsub_rn(d1, ss.K), t2 = __dsub_rn(d2, ss.K);
+    const double t3 = __dsub_rn(d3, ss.K), t4 = __dsub_rn(d4, ss.K), t5 = __dsub_rn(d5, ss.K);
+    const double t6 = __dsub_rn(d6, ss.K), t7 = __dsub_rn(d7, ss.K);
+    ss.s2 = __fma_rn(t0, t0, ss.s2);
+    ss.s2 = __fma_rn(t1, t1, ss.s2);
+    ss.s2 = __fma_rn(t2, t2, ss.s2);
+    ss.s2 = __fma_rn(t3, t3, ss.s2);
+    ss.s2 = __fma_rn(t4, t4, ss.s2);
+    ss.s2 = __fma_rn(t5, t5, ss.s2);
+    ss.s2 = __fma_rn(t6, t6, ss.s2);
+    ss.s2 = __fma_rn(t7, t7, ss.s2);
+    ss.nr += 8;
+}
+
 template <int K>
 __device__ __forceinline__ void gr_s_vec(gr_xthread<K> &st, gr_sthread<long long> &ss, double2 v)
 {
@@ -196,6 +243,13 @@ __device__ __forceinline__ void gr_s_vec(gr_xthread<K> &st, gr_sthread<long long
     ss.s2 = __fma_rn(t0, t0, ss.s2);
     ss.s2 = __fma_rn(t1, t1, ss.s2);
     ss.nr += 2;
+}
+
+template <int K>
+__device__ __forceinline__ void gr_s_vec2(gr_xthread<K> &st, gr_sthread<long long> &ss, double2 v, double2 w)
+{
+    gr_s_vec(st, ss, v);
+    gr_s_vec(st, ss, w);
 }
 
 /* The shift of a thread: its first finite element (vector first, as the
@@ -435,10 +489,8 @@ __global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
             const vec_t b = __ldg(v + i + nthreads);
             const vec_t c = __ldg(v + i + 2 * nthreads);
             const vec_t d = __ldg(v + i + 3 * nthreads);
-            gr_s_vec(st, ss, a);
-            gr_s_vec(st, ss, b);
-            gr_s_vec(st, ss, c);
-            gr_s_vec(st, ss, d);
+            gr_s_vec2(st, ss, a, b);
+            gr_s_vec2(st, ss, c, d);
         }
         for (; i < hi; i += nthreads)
             gr_s_vec(st, ss, __ldg(v + i));

@@ -25,8 +25,8 @@ typedef struct cuda_stats_state {
     uint64_t n[GR_CUDA_SLOTS];
     gr_dtype_t dtype[GR_CUDA_SLOTS];
     int pending[GR_CUDA_SLOTS];
-    int occ[4]; /* resident blocks per SM by dtype at `block`, 0 = not asked */
-    int block;
+    int occ[4];   /* resident blocks per SM by dtype at block[dtype], 0 = not asked */
+    int block[4]; /* by dtype */
 } cuda_stats_state_t;
 
 void gr_cuda_stats_release(cuda_state_t *s)
@@ -51,7 +51,8 @@ void gr_cuda_stats_release(cuda_state_t *s)
 static gr_result_t alloc_state(cuda_state_t *s, cuda_stats_state_t *st)
 {
     /* the kernel is built for 128..512 threads */
-    st->block = !s->block_forced ? GR_STATS_BLOCK_DEFAULT : s->block <= 512 ? s->block : 512;
+    for (int t = 0; t < 4; ++t)
+        st->block[t] = !s->block_forced ? GR_STATS_BLOCK_FOR(t) : s->block <= 512 ? s->block : 512;
     const size_t sb = gr_cuda_stats_scratch_bytes();
     for (int i = 0; i < GR_CUDA_SLOTS; ++i) {
         GR_CUDA_CHECK(cudaMalloc(&st->scratch[i], sb));
@@ -102,17 +103,17 @@ gr_result_t gr_cuda_stats_launch(cuda_state_t *s, const void *dptr, uint64_t n, 
                 GR_STATS_GRID_MAX, s->grid_override);
     int *occ = &st->occ[t];
     if (*occ == 0)
-        GR_CUDA_CHECK(gr_cuda_stats_occupancy((int)t, st->block, occ));
+        GR_CUDA_CHECK(gr_cuda_stats_occupancy((int)t, st->block[t], occ));
     if (*occ < 1)
         GR_FAIL(GR_ERR_CUDA, "the %s stats kernel cannot run with %d threads per block on GPU %d (occupancy 0); "
                              "choose a smaller --cuda-block",
-                gr_dtype_name(t), st->block, s->device);
+                gr_dtype_name(t), st->block[t], s->device);
     gr_cuda_stats_launch_t l;
     memset(&l, 0, sizeof(l));
     l.in = dptr;
     l.n = n;
     l.dtype = (int)t;
-    l.block = st->block;
+    l.block = st->block[t];
     l.grid = s->grid_override > 0 ? s->grid_override : gr_cuda_stats_grid(n, l.dtype, l.block, s->sm_count, *occ);
     l.scratch = st->scratch[slot];
     l.result = &st->res_dev[slot];

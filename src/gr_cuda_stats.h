@@ -21,7 +21,7 @@
  * `stream`, into slot `slot` (< GR_CUDA_SLOTS). f32, f64, i32, i64 only
  * (GR_ERR_UNSUPPORTED otherwise). The grid follows cfg.cuda_grid when set
  * (1..GR_STATS_GRID_MAX), else occupancy; the block cfg.cuda_block (capped
- * at 512) or GR_STATS_BLOCK_DEFAULT.
+ * at 512) or GR_STATS_BLOCK_FOR(t).
  */
 gr_result_t gr_cuda_stats_launch(cuda_state_t *s, const void *dptr, uint64_t n, gr_dtype_t t, int slot,
                                  cudaStream_t stream);

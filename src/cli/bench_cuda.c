@@ -668,7 +668,7 @@ static gr_result_t launch_stats(bench_cuda_t *c, int buf)
     l.dtype = (int)c->g.dtype;
     /* GR_BENCH_STATS_BLOCK (tuning): another built block size, 128, 256 or 512 */
     const char *eb = getenv("GR_BENCH_STATS_BLOCK");
-    l.block = eb && atoi(eb) > 0 ? atoi(eb) : GR_STATS_BLOCK_DEFAULT;
+    l.block = eb && atoi(eb) > 0 ? atoi(eb) : GR_STATS_BLOCK_FOR(l.dtype);
     int bps = 0;
     GR_CUDA_CHECK(gr_cuda_stats_occupancy(l.dtype, l.block, &bps));
     l.grid = gr_cuda_stats_grid(c->g.n, l.dtype, l.block, c->info.sm_count, bps);
