@@ -126,7 +126,6 @@ out:
         GR_CUDA_IGNORE(cudaFreeHost(h));
     return r;
 }
-#endif
 
 /* The median of n values (sorted in place). */
 static double median_of(double *v, int n)
@@ -135,6 +134,7 @@ static double median_of(double *v, int n)
     stats3(v, n, &med, &mn, &mx);
     return med;
 }
+#endif
 
 /* The reference on every rank (one rank at a time: ranks may share a GPU),
  * and each rank's pipeline rates against it; the result at rank 0 is the
