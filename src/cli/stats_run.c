@@ -25,6 +25,12 @@ int cli_stats_run(cli_opts_t *o)
         return cli_usage_error("gpureduce", "--verify does not apply to --op stats; the gpu test suite (label gpu) "
                                             "checks the GPU statistics against the host's");
     char why[256];
+    if (o->desc.dtype != GR_F32 && o->desc.dtype != GR_F64 && o->desc.dtype != GR_I32 && o->desc.dtype != GR_I64) {
+        snprintf(why, sizeof(why), "--op stats on synthetic data takes --dtype f32, f64, i32 or i64, not %s (f16/bf16 "
+                                   "files are widened to f32: use --input)",
+                 gr_dtype_name(o->desc.dtype));
+        return cli_usage_error("gpureduce", why);
+    }
     if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) &&
         (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
         snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "

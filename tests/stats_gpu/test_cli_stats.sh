@@ -82,5 +82,7 @@ run 1 --op stats --gen ones --n 10 --verify $C
 expect_rc 2 "stats with --verify"; expect_err "--verify does not apply to --op stats" "stats --verify text"
 run 1 --op stats --gen uniform --n 10 --dtype i32 $C
 expect_rc 2 "stats uniform i32"; expect_err "makes real numbers" "stats uniform i32 text"
+run 1 --op stats --gen ones --n 10 --dtype f16 $C
+expect_rc 2 "stats f16"; expect_err "takes --dtype f32, f64, i32 or i64" "stats f16 text"
 echo "cli stats: $CHECKS checks, $FAILS failures"
 [ "$FAILS" -eq 0 ]
