@@ -256,7 +256,8 @@ gr_result_t gr_parse_size(const char *s, uint64_t *out);
 /**
  * Reference for a synthetic run, computed on the CPU from the generator
  * formulas (not from any buffer): the exact sum of the f64 terms, rounded
- * once (to f32 in exact mode with f32 input, else to f64). Collective.
+ * once (in exact mode to the input type for f32, f16 and bf16 input, else to
+ * f64). Collective.
  */
 gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
                                    const gr_desc_t *d, gr_value_t *ref);

@@ -6,7 +6,7 @@ cd "$TMP" || exit 1
 C="--backend cpu"
 N=10007 # prime: no np or chunk divides it
 
-for dt in f32 f64 i32 i64; do
+for dt in f32 f64 i32 i64 f16 bf16; do
     case $dt in f*) gens="uniform stress" ;; *) gens="stress randint" ;; esac
     for g in $gens; do
         f=$dt-$g.npy
@@ -20,7 +20,7 @@ for dt in f32 f64 i32 i64; do
             rm -f w$np.npy
         done
         CHECKS=$((CHECKS + 1))
-        python3 "$IO_DIR/npyw.py" check-header $f --descr "$(case $dt in f32) echo '<f4';; f64) echo '<f8';; i32) echo '<i4';; i64) echo '<i8';; esac)" --shape $N \
+        python3 "$IO_DIR/npyw.py" check-header $f --descr "$(case $dt in f32) echo '<f4';; f64) echo '<f8';; i32) echo '<i4';; i64) echo '<i8';; f16) echo '<f2';; bf16) echo bfloat16;; esac)" --shape $N \
             || fail "gen $f: header bytes differ from numpy's"
         for op in sum min max abssum; do
             run 1 --gen $g --n $N --dtype $dt --seed 7 --op $op --mode exact $C --repeat 1 --warmup 0
