@@ -10,8 +10,10 @@
  *         four floats of a 16-byte vector in f64, which is exact when their
  *         exponents lie within 27 of each other (checked with integer ops).
  *         f16 / bf16 input is read 8 halves per 16-byte vector and widened to
- *         f32 (exact), then takes the f32 path as two float4: the state is
- *         the f32 exact state of the same values.
+ *         f32 (exact); sum/abssum add the eight in f64 when that is exact
+ *         (always for finite f16, exponent span <= 42 for bf16; gr_x_vec8),
+ *         else two float4 take the f32 path: the state is the f32 exact
+ *         state of the same values.
  *         Non-finite terms are counted, not added; terms of magnitude >= 2^960
  *         go straight to the superaccumulator so no TwoSum can overflow.
  * warp:   at the end of a round the 32 expansions are merged exactly (tree of
@@ -316,22 +318,62 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
     gr_x_flush(st, gr_fpe_add(st.a, q));
 }
 
-/* Eight halves: two float4 of their f32 values (exact widening, gr_vec.cuh). */
+/*
+ * Eight halves (their f32 values: exact widening, gr_vec.cuh). sum/abssum:
+ * one exact f64 sum of the eight enters the expansion, half the TwoSum work
+ * of two quads, when that sum is exact (every partial sum then is too):
+ *   f16: always, for finite values: every f16 is a multiple of 2^-24 below
+ *        2^16, so eight sum to a multiple of 2^-24 below 2^19 (43 bits);
+ *   bf16: when the exponent fields span at most 42: 8-bit significands make
+ *        the eight multiples of 2^(emin-7) below 2^(emax+1), their sum below
+ *        2^(emax+4): at most 53 bits. (A subnormal's field 0 counts as the
+ *        smallest exponent: only more conservative.)
+ * Otherwise (a NaN or Inf, a wider span), and for sumsq, two float4 through
+ * the f32 path, which handles everything.
+ */
+template <int OP, int K>
+__device__ __forceinline__ void gr_x_vec8(gr_xthread<K> &st, float4 lo, float4 hi, unsigned int max_span)
+{
+    if (OP != GR_C_SUMSQ) {
+        unsigned int u[8] = {__float_as_uint(lo.x), __float_as_uint(lo.y), __float_as_uint(lo.z),
+                             __float_as_uint(lo.w), __float_as_uint(hi.x), __float_as_uint(hi.y),
+                             __float_as_uint(hi.z), __float_as_uint(hi.w)};
+        unsigned int emax = 0u, emin = 0x7F800000u;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            if (OP == GR_C_ABSSUM)
+                u[j] &= 0x7FFFFFFFu;
+            const unsigned int e = u[j] & 0x7F800000u;
+            emax = max(emax, e);
+            emin = min(emin, e);
+        }
+        if (__builtin_expect(emax < 0x7F800000u && emax - emin <= max_span, 1)) {
+            double d[8];
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                d[j] = (double)__uint_as_float(u[j]);
+            const double q = __dadd_rn(__dadd_rn(__dadd_rn(d[0], d[1]), __dadd_rn(d[2], d[3])),
+                                       __dadd_rn(__dadd_rn(d[4], d[5]), __dadd_rn(d[6], d[7]))); /* exact */
+            gr_x_flush(st, gr_fpe_add(st.a, q));
+            return;
+        }
+    }
+    gr_x_vec<OP>(st, lo);
+    gr_x_vec<OP>(st, hi);
+}
 template <int OP, int K>
 __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_f16x8 v)
 {
     float4 lo, hi;
     gr_widen8(v, lo, hi);
-    gr_x_vec<OP>(st, lo);
-    gr_x_vec<OP>(st, hi);
+    gr_x_vec8<OP>(st, lo, hi, 0xFFFFFFFFu); /* any span: finite f16 octets always sum exactly */
 }
 template <int OP, int K>
 __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_bf16x8 v)
 {
     float4 lo, hi;
     gr_widen8(v, lo, hi);
-    gr_x_vec<OP>(st, lo);
-    gr_x_vec<OP>(st, hi);
+    gr_x_vec8<OP>(st, lo, hi, 42u << 23);
 }
 
 /* ---- warp and block layers ---------------------------------------------- */

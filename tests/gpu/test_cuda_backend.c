@@ -858,7 +858,7 @@ static void test_exact_halves(gr_ctx_t gpu, gr_ctx_t cpu)
             }
             gr_desc_t d = desc(t, GR_OP_SUM, 1);
             d.mode = GR_MODE_EXACT;
-            for (int off = 0; off <= 5; off += 5) {
+            for (int off = 0; off <= 3; off += 3) { /* run_three leaves room for 4 */
                 gr_value_t vd, vh, vc;
                 run_three(gpu, cpu, buf, N, off, &d, &vd, &vh, &vc);
                 char what[96];
