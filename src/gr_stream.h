@@ -7,8 +7,9 @@
  * thread" provides a gr_stream_ops_t. The cuda backend's is
  * gr_backend_cuda_stream_ops (backend_cuda_stream.c; gr_stream_ops_for picks
  * it whenever the library is built with CUDA and the context's backend is
- * cuda; the pipeline uses it for f32/f64/i32/i64 stored as such, not for
- * f16/bf16 storage, other dtypes or --op stats, which take the generic one):
+ * cuda; the pipeline uses it for every dtype (f16/bf16 move as 2-byte
+ * items), not for the widening storage alias or --op stats, which take the
+ * generic one):
  *
  *   open   cudaHostAlloc GR_STREAM_SLOTS pinned host buffers and
  *          cudaMalloc as many device buffers of chunk_bytes on the context's

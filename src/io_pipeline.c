@@ -267,10 +267,12 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64
     p.chunk_elems = chunk_elems;
     p.esz = esz;
     /* widening and stats run on the host: the generic stream does them, for any backend.
-     * A backend's own stream launches its kernels directly, so it takes only the dtypes
-     * every backend has kernels for; others (f16/bf16 while their kernels are being
-     * added) go through ctx->ops->reduce, which says plainly when it has none. */
-    int native_dtype = d->dtype == GR_F32 || d->dtype == GR_F64 || d->dtype == GR_I32 || d->dtype == GR_I64;
+     * A backend's own stream launches its kernels directly, so it takes the dtypes the
+     * backends have kernels for (all six: f16/bf16 items cross PCIe as 2 bytes and are
+     * widened in the kernel); a dtype added later goes through ctx->ops->reduce until
+     * it is listed here. */
+    int native_dtype = d->dtype == GR_F32 || d->dtype == GR_F64 || d->dtype == GR_I32 || d->dtype == GR_I64 ||
+                       d->dtype == GR_F16 || d->dtype == GR_BF16;
     int host_work = storage != GR_STORE_NATIVE || stats || !native_dtype;
     p.so = host_work ? &gr_stream_generic_ops : gr_stream_ops_for(ctx);
     p.r = GR_SUCCESS;

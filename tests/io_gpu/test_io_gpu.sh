@@ -4,7 +4,8 @@
 # backend: exact mode bit for bit for several --chunk sizes (ones that do not
 # divide the shard too) and np 1/2/3, fast-mode closed forms (ones, iota), an
 # empty shard, an empty file, and a file of many chunks (> 4 x the chunk
-# budget per rank). Exits 77 (SKIP) where the cuda backend finds no GPU.
+# budget per rank), f16 and bf16 files. Exits 77 (SKIP) where the cuda backend
+# finds no GPU.
 . "$(dirname "$0")/../io/lib_io.sh"
 cd "$TMP" || exit 1
 G="--backend cuda --bind none --share-gpus"
@@ -107,5 +108,24 @@ for np in 1 2; do
     run $np --input big.npy --mode exact $G --chunk 64K
     expect_rc 0 "big np $np"
     expect_eq "$(result_hex)" "$want" "8 MB f64 stress, 64K chunks, np $np: cpu bits"
+done
+# f16 and bf16 files: the cuda stream moves the 2-byte items as they are (h2d > 0) and
+# exact mode gives the cpu backend's bits
+$NPYW write h16.npy --descr '<f2' --shape $N --values rand --seed 3 >/dev/null
+$NPYW write b16.npy --descr bfloat16 --shape $N --values rand --seed 4 >/dev/null
+for f in h16 b16; do
+    for op in sum max; do
+        run 1 --input $f.npy --op $op --mode exact $C
+        expect_rc 0 "cpu $f $op"
+        want=$(result_hex)
+        for cfg in "1 4000" "3 12290"; do
+            np=${cfg% *}; ch=${cfg#* }
+            run $np --input $f.npy --op $op --mode exact $G --chunk $ch --format json
+            expect_rc 0 "cuda $f $op np $np chunk $ch"
+            CHECKS=$((CHECKS + 1))
+            json_get "d['result_hex'] == '$want' and d['time']['h2d']['median'] > 0" | grep -q True \
+                || fail "cuda $f $op exact np $np chunk $ch: cpu bits ($want) through the cuda stream"
+        done
+    done
 done
 finish
