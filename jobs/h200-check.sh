@@ -15,7 +15,8 @@
 # Logs and CSV under $OUT (./out when unset); $OUT/summary.txt has one line per step.
 # Every step has a time limit inside DEADLINE seconds (default 560), so the script
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
-# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer bench multi) leaves parts out.
+# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
+# parts out (sanitizer-extra: initcheck and the ladder's racecheck).
 #
 # With the device tool, run the committed tree (others' uncommitted edits travel with
 # a call otherwise), and fetch at most 8 files back (the bulky logs are combined):
@@ -41,11 +42,12 @@ configure_args "$BUILD"
 # PyPI package cuda-cccl; not in git), as issue 5's comparison needs
 [ -f .cccl/include/cub/device/device_reduce.cuh ] && CMAKE_ARGS+=(-DGR_CCCL_INCLUDE="$PWD/.cccl/include")
 step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
-step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu ||
+step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu test_stats_gpu ||
     { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
 G=$BUILD/gpureduce
 TEST=$BUILD/test_cuda_backend
 XTEST=$BUILD/test_exact_gpu
+STEST=$BUILD/test_stats_gpu
 
 # ---- 2. the gpu label ----------------------------------------------------------------
 want gpu && step "ctest -L gpu" 240 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 200
@@ -58,10 +60,12 @@ elif command -v compute-sanitizer >/dev/null; then
     S=$OUT/sanitizer.log
     step "memcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$TEST" --small
     step "racecheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$TEST" --small
-    step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
+    want sanitizer-extra && step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
     step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
     step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
-    GR_BENCH_HOLD=0 step "racecheck bench ladder" 60 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 \
+    step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
+    step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
+    want sanitizer-extra && GR_BENCH_HOLD=0 step "racecheck bench ladder" 60 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 \
         "$G" bench --backend cuda --min 4099 --max 4099 --dtype f32,i64 --variants v0,v1,v2,v3,v4,v5,v6,v7,v8 --iters 1 --warmup 0
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$S" | sort | uniq -c | sed 's/^/      /' | tee -a "$SUMMARY"
 else
@@ -70,10 +74,18 @@ fi
 
 # ---- 4. the benchmark (one GPU) -------------------------------------------------------------
 B=$OUT/bench.txt
-want bench && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 --variants all --full
+LADDER=${GR_CHECK_LADDER:-v7,v8}   # "v0,v1,...,v8" for the whole seed ladder (unchanged since 2026-11-29)
+want bench && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 \
+    --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e,$LADDER --full
 want bench && step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \
     --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e --format csv
 grep -E " (copy|memcpy|cub|cub-e2e|tuned|tuned-e2e|exact) " "$B" | sed 's/^/      /' | head -40 | tee -a "$SUMMARY"
+# --op stats against fast sum (issue 6: >= 90% at 2^30 f32), and the half types against f32
+want bench && step "bench stats vs tuned" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
+    --factor 64 --dtype all --variants tuned,stats
+want bench && step "bench f16 bf16 f32" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
+    --factor 64 --dtype f16,bf16,f32 --variants tuned,exact,cub
+grep -E " (tuned|stats|exact) " "$OUT/bench-more.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
 # the small sizes in the regime of issue 3's CUB figures (launch-bound, data in L2), same rows
 BR=$OUT/bench-regimes.txt
 want bench && step "bench small, --timing launch --cache hot" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
@@ -86,6 +98,23 @@ if "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
         --dtype f32,f64 --variants cub,cub-g2g,cub-g2g-f32,tuned,exact
 else
     note "note: cub-g2g rows not built (no .cccl/include carried)"
+fi
+
+# ---- 4b. the input pipeline (issue 6): a 4 GiB f32 .npy in the page cache (/dev/shm) ----------------
+IN=$OUT/input.txt
+F=/dev/shm/gr-check-f32.npy
+if want bench && want input; then
+    step "gen 4 GiB f32 .npy" 90 "$IN" $MPIRUN -np 8 "$G" gen --out "$F" --n 2^30 --gen ones --dtype f32 --force
+    for c in 8M 64M; do
+        step "input np1 --chunk $c" 60 "$IN" $MPIRUN -np 1 "$G" --input "$F" --bind none --repeat 3 --warmup 1 --chunk "$c"
+    done
+    # several readers on the one GPU, collective buffering off (ompio's individual fcoll)
+    for np in 4 8; do
+        OMPI_MCA_fcoll=individual step "input np$np --share-gpus, fcoll individual" 60 "$IN" $MPIRUN -np $np "$G" --input "$F" \
+            --bind none --share-gpus --repeat 3 --warmup 1 --chunk 64M
+    done
+    grep -E "bandwidth|h2d ref" "$IN" | sed 's/^/      /' | tee -a "$SUMMARY"
+    rm -f "$F"
 fi
 
 # ---- 5. several GPUs (every GPU of the machine: 2 on nvidia-h200-x2, 4 or 8 on the wider kinds) ---------
