@@ -16,7 +16,9 @@
 # Every step has a time limit inside DEADLINE seconds (default 560), so the script
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
 # GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
-# parts out (sanitizer-extra: initcheck and the ladder's racecheck).
+# parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
+# sweep and the all-dtype csv), bench-half, memcheck-backend. GR_CHECK_PREBUILT=1 reuses $BUILD
+# when it holds a build (a second call on a warm machine, the tree not re-carried).
 #
 # With the device tool, run the committed tree (others' uncommitted edits travel with
 # a call otherwise), and fetch at most 8 files back (the bulky logs are combined):
@@ -41,9 +43,14 @@ configure_args "$BUILD"
 # the cub-g2g rows: newer CCCL headers carried beside the tree (.cccl/include, e.g. from the
 # PyPI package cuda-cccl; not in git), as issue 5's comparison needs
 [ -f .cccl/include/cub/device/device_reduce.cuh ] && CMAKE_ARGS+=(-DGR_CCCL_INCLUDE="$PWD/.cccl/include")
-step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
-step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu test_stats_gpu ||
-    { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
+if [ -n "${GR_CHECK_PREBUILT:-}" ] && [ -x "$BUILD/gpureduce" ]; then
+    # a second call on a machine still warm from the first: the build is there (same tree)
+    note "build: reusing $BUILD (GR_CHECK_PREBUILT)"
+else
+    step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
+    step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu test_stats_gpu ||
+        { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
+fi
 G=$BUILD/gpureduce
 TEST=$BUILD/test_cuda_backend
 XTEST=$BUILD/test_exact_gpu
@@ -58,7 +65,7 @@ if ! want sanitizer; then
     :
 elif command -v compute-sanitizer >/dev/null; then
     S=$OUT/sanitizer.log
-    step "memcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$TEST" --small
+    want memcheck-backend && step "memcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$TEST" --small
     step "racecheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$TEST" --small
     want sanitizer-extra && step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
     step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
@@ -75,15 +82,15 @@ fi
 # ---- 4. the benchmark (one GPU) -------------------------------------------------------------
 B=$OUT/bench.txt
 LADDER=${GR_CHECK_LADDER:-v7,v8}   # "v0,v1,...,v8" for the whole seed ladder (unchanged since 2026-11-29)
-want bench && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 \
+want bench && want bench-sweep && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 \
     --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e,$LADDER --full
-want bench && step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \
+want bench && want bench-sweep && step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \
     --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e --format csv
 grep -E " (copy|memcpy|cub|cub-e2e|tuned|tuned-e2e|exact) " "$B" | sed 's/^/      /' | head -40 | tee -a "$SUMMARY"
 # --op stats against fast sum (issue 6: >= 90% at 2^30 f32), and the half types against f32
 want bench && step "bench stats vs tuned" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
     --factor 64 --dtype all --variants tuned,stats
-want bench && step "bench f16 bf16 f32" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
+want bench && want bench-half && step "bench f16 bf16 f32" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
     --factor 64 --dtype f16,bf16,f32 --variants tuned,exact,cub
 grep -E " (tuned|stats|exact) " "$OUT/bench-more.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
 # the small sizes in the regime of issue 3's CUB figures (launch-bound, data in L2), same rows
