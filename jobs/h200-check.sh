@@ -19,6 +19,7 @@
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, memcheck-backend. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
+# GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
 #
 # With the device tool, run the committed tree (others' uncommitted edits travel with
 # a call otherwise), and fetch at most 8 files back (the bulky logs are combined):
@@ -57,7 +58,7 @@ XTEST=$BUILD/test_exact_gpu
 STEST=$BUILD/test_stats_gpu
 
 # ---- 2. the gpu label ----------------------------------------------------------------
-want gpu && step "ctest -L gpu" 240 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 200
+want gpu && step "ctest -L gpu" 240 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu ${GR_CHECK_GPU_TESTS:+-R "$GR_CHECK_GPU_TESTS"} --output-on-failure --timeout 200
 grep -E "tests passed|tests failed|\*\*\*|Failed" "$OUT/ctest-gpu.log" | sed 's/^/      /' | tee -a "$SUMMARY"
 
 # ---- 3. compute-sanitizer ------------------------------------------------------------------
@@ -100,7 +101,7 @@ want bench && step "bench small, --timing launch --cache hot" 60 "$BR" $MPIRUN -
 want bench && step "bench small, --timing launch (cold)" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
     --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch
 # exact mode against CUB's reproducible sum (issue 5), when the cub-g2g rows are built
-if "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
+if $MPIRUN -np 1 "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
     want bench && step "bench exact vs cub-g2g" 90 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 --factor 8 \
         --dtype f32,f64 --variants cub,cub-g2g,cub-g2g-f32,tuned,exact
 else
@@ -110,7 +111,7 @@ fi
 # ---- 4b. the input pipeline (issue 6): a 4 GiB f32 .npy in the page cache (/dev/shm) ----------------
 IN=$OUT/input.txt
 F=/dev/shm/gr-check-f32.npy
-if want bench && want input; then
+if want input; then
     step "gen 4 GiB f32 .npy" 90 "$IN" $MPIRUN -np 8 "$G" gen --out "$F" --n 2^30 --gen ones --dtype f32 --force
     for c in 8M 64M; do
         step "input np1 --chunk $c" 60 "$IN" $MPIRUN -np 1 "$G" --input "$F" --bind none --repeat 3 --warmup 1 --chunk "$c"

@@ -10,7 +10,8 @@
 #define COPY_UNROLL 8
 
 /*
- * Copy nvec 16-byte vectors, then ntail 4-byte words after them.
+ * Copy nvec 16-byte vectors, then ntail 2-byte items after them (any element
+ * size the bench has, f16 and bf16 included, is a whole number of 2 bytes).
  * Launch: any grid of GR_BENCH_BLOCK threads; grid-stride; each thread moves
  * COPY_UNROLL vectors per step, all loads issued before the stores. Loads and
  * stores are marked streaming (evict first): nothing is read twice, so
@@ -18,7 +19,8 @@
  */
 __global__ void __launch_bounds__(GR_BENCH_BLOCK)
     gr_bench_copy_kernel(const uint4 *__restrict__ in, uint4 *__restrict__ out, uint64_t nvec,
-                         const unsigned *__restrict__ in_tail, unsigned *__restrict__ out_tail, unsigned ntail)
+                         const unsigned short *__restrict__ in_tail, unsigned short *__restrict__ out_tail,
+                         unsigned ntail)
 {
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,25 +49,25 @@ extern "C" cudaError_t gr_bench_copy_occupancy(int *blocks_per_sm)
 extern "C" cudaError_t gr_bench_launch_copy(const void *in, void *out, uint64_t bytes, int max_grid,
                                             cudaStream_t stream)
 {
-    if (!in || !out || ((uintptr_t)in & 15u) || ((uintptr_t)out & 15u) || (bytes & 3u) || max_grid < 1)
+    if (!in || !out || ((uintptr_t)in & 15u) || ((uintptr_t)out & 15u) || (bytes & 1u) || max_grid < 1)
         return cudaErrorInvalidValue;
     const uint64_t nvec = bytes / 16u;
-    const unsigned ntail = (unsigned)((bytes - nvec * 16u) / 4u);
+    const unsigned ntail = (unsigned)((bytes - nvec * 16u) / 2u);
     uint64_t g = (nvec + (uint64_t)GR_BENCH_BLOCK * COPY_UNROLL - 1) / ((uint64_t)GR_BENCH_BLOCK * COPY_UNROLL);
     if (g > (uint64_t)max_grid)
         g = (uint64_t)max_grid;
     if (g < 1)
         g = 1;
-    const unsigned *in_tail = (const unsigned *)((const char *)in + nvec * 16u);
-    unsigned *out_tail = (unsigned *)((char *)out + nvec * 16u);
+    const unsigned short *in_tail = (const unsigned short *)((const char *)in + nvec * 16u);
+    unsigned short *out_tail = (unsigned short *)((char *)out + nvec * 16u);
     gr_bench_copy_kernel<<<(unsigned)g, GR_BENCH_BLOCK, 0, stream>>>((const uint4 *)in, (uint4 *)out, nvec, in_tail,
                                                                      out_tail, ntail);
     return cudaGetLastError();
 }
 
-/* Counts differing words; one atomic per thread that saw any. */
+/* Counts differing 2-byte words; one atomic per thread that saw any. */
 __global__ void __launch_bounds__(GR_BENCH_BLOCK)
-    gr_bench_compare_kernel(const unsigned *__restrict__ a, const unsigned *__restrict__ b, uint64_t words,
+    gr_bench_compare_kernel(const unsigned short *__restrict__ a, const unsigned short *__restrict__ b, uint64_t words,
                             unsigned long long *mismatches)
 {
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -79,16 +81,16 @@ __global__ void __launch_bounds__(GR_BENCH_BLOCK)
 extern "C" cudaError_t gr_bench_launch_compare(const void *a, const void *b, uint64_t bytes,
                                                unsigned long long *mismatches, cudaStream_t stream)
 {
-    if (!a || !b || !mismatches || ((uintptr_t)a & 3u) || ((uintptr_t)b & 3u))
+    if (!a || !b || !mismatches || ((uintptr_t)a & 1u) || ((uintptr_t)b & 1u) || (bytes & 1u))
         return cudaErrorInvalidValue;
-    const uint64_t words = bytes / 4u;
+    const uint64_t words = bytes / 2u;
     uint64_t g = (words + GR_BENCH_BLOCK - 1) / GR_BENCH_BLOCK;
     if (g > 65535u)
         g = 65535u;
     if (g < 1)
         g = 1;
-    gr_bench_compare_kernel<<<(unsigned)g, GR_BENCH_BLOCK, 0, stream>>>((const unsigned *)a, (const unsigned *)b,
-                                                                        words, mismatches);
+    gr_bench_compare_kernel<<<(unsigned)g, GR_BENCH_BLOCK, 0, stream>>>((const unsigned short *)a,
+                                                                        (const unsigned short *)b, words, mismatches);
     return cudaGetLastError();
 }
 

@@ -77,13 +77,13 @@ cudaError_t gr_bench_launch_ladder(const gr_bench_ladder_launch_t *l);
 
 /*
  * Device-to-device copy of `bytes` from in to out with 16-byte loads and
- * stores. in and out 16-byte aligned (cudaMalloc), bytes a multiple of 4.
+ * stores. in and out 16-byte aligned (cudaMalloc), bytes a multiple of 2.
  * grid <= max_grid, chosen from the size.
  */
 cudaError_t gr_bench_launch_copy(const void *in, void *out, uint64_t bytes, int max_grid, cudaStream_t stream);
 cudaError_t gr_bench_copy_occupancy(int *blocks_per_sm);
 
-/* *mismatches += the number of 4-byte words where a and b differ (both 4-byte aligned). */
+/* *mismatches += the number of 2-byte words where a and b differ (both 2-byte aligned, bytes even). */
 cudaError_t gr_bench_launch_compare(const void *a, const void *b, uint64_t bytes, unsigned long long *mismatches,
                                     cudaStream_t stream);
 

@@ -4,7 +4,7 @@
 # -q: mpirun's own banner about a non-zero exit stays out of stderr, so the
 # checks below can count the lines gpureduce itself printed.
 MPIRUN="$MPIRUN -q"
-IO_DIR=$(cd "$(dirname "$0")" && pwd)
+IO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # tests/io, also when sourced from another folder
 NPYW="python3 $IO_DIR/npyw.py"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0:verify_asan_link_order=0"
 
