@@ -17,7 +17,7 @@
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
 # GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
-# sweep and the all-dtype csv), bench-half, memcheck-backend. GR_CHECK_PREBUILT=1 reuses $BUILD
+# sweep and the all-dtype csv), bench-half, memcheck-backend, memcheck-exact. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
 #
@@ -53,9 +53,11 @@ else
         { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
 fi
 G=$BUILD/gpureduce
-TEST=$BUILD/test_cuda_backend
-XTEST=$BUILD/test_exact_gpu
-STEST=$BUILD/test_stats_gpu
+# the test programs live under $BUILD/tests (gr_test_exe)
+tprog() { find "$BUILD" -name "$1" -type f -perm -u+x 2>/dev/null | head -1; }
+TEST=$(tprog test_cuda_backend)
+XTEST=$(tprog test_exact_gpu)
+STEST=$(tprog test_stats_gpu)
 
 # ---- 2. the gpu label ----------------------------------------------------------------
 want gpu && step "ctest -L gpu" 240 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu ${GR_CHECK_GPU_TESTS:+-R "$GR_CHECK_GPU_TESTS"} --output-on-failure --timeout 200
@@ -69,7 +71,7 @@ elif command -v compute-sanitizer >/dev/null; then
     want memcheck-backend && step "memcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$TEST" --small
     step "racecheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$TEST" --small
     want sanitizer-extra && step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
-    step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
+    want memcheck-exact && step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
     step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
     step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
     step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
