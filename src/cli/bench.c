@@ -623,7 +623,7 @@ static const char *mem_label(const bench_run_t *b, const bench_group_t *g)
     return g->in_l2 ? "L2" : "hbm";
 }
 
-static void fmt_num(char *buf, size_t len, int ok, const char *fmt, double x)
+void bench_fmt_num(char *buf, size_t len, int ok, const char *fmt, double x)
 {
     if (ok && isfinite(x))
         snprintf(buf, len, fmt, x);
@@ -631,7 +631,7 @@ static void fmt_num(char *buf, size_t len, int ok, const char *fmt, double x)
         snprintf(buf, len, "-");
 }
 
-static void json_num(FILE *f, int ok, double x)
+void bench_json_num(FILE *f, int ok, double x)
 {
     if (ok && isfinite(x))
         fprintf(f, "%.6g", x);
@@ -694,14 +694,14 @@ static void print_group(bench_run_t *b, const bench_group_t *g, row_out_t *rows,
 
         if (b->o->format == CLI_FMT_TABLE) {
             char c_t[32], c_min[32], c_max[32], c_p99[32], c_gb[32], c_pc[32], c_pp[32], c_x[32];
-            fmt_num(c_t, sizeof(c_t), ok, "%.2f", t * 1e6);
-            fmt_num(c_min, sizeof(c_min), ok, "%.2f", ro->st[1] * 1e6);
-            fmt_num(c_max, sizeof(c_max), ok, "%.2f", ro->st[2] * 1e6);
-            fmt_num(c_p99, sizeof(c_p99), ok, "%.2f", ro->st[3] * 1e6);
-            fmt_num(c_gb, sizeof(c_gb), ok, "%.1f", gbps);
-            fmt_num(c_pc, sizeof(c_pc), ok, "%.1f", pct_copy);
-            fmt_num(c_pp, sizeof(c_pp), ok, "%.1f", pct_peak);
-            fmt_num(c_x, sizeof(c_x), ok, "%.2f", xcub);
+            bench_fmt_num(c_t, sizeof(c_t), ok, "%.2f", t * 1e6);
+            bench_fmt_num(c_min, sizeof(c_min), ok, "%.2f", ro->st[1] * 1e6);
+            bench_fmt_num(c_max, sizeof(c_max), ok, "%.2f", ro->st[2] * 1e6);
+            bench_fmt_num(c_p99, sizeof(c_p99), ok, "%.2f", ro->st[3] * 1e6);
+            bench_fmt_num(c_gb, sizeof(c_gb), ok, "%.1f", gbps);
+            bench_fmt_num(c_pc, sizeof(c_pc), ok, "%.1f", pct_copy);
+            bench_fmt_num(c_pp, sizeof(c_pp), ok, "%.1f", pct_peak);
+            bench_fmt_num(c_x, sizeof(c_x), ok, "%.2f", xcub);
             fprintf(f, "%14llu %12llu %5s  %-10s %-4s %11s", (unsigned long long)g->bytes, (unsigned long long)g->n,
                     gr_dtype_name(g->dtype), v->name, mem_label(b, g), c_t);
             if (b->o->full)
@@ -732,15 +732,15 @@ static void print_group(bench_run_t *b, const bench_group_t *g, row_out_t *rows,
                 fprintf(f, "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f, \"p99\": %.4f}", t * 1e6,
                         ro->st[1] * 1e6, ro->st[2] * 1e6, ro->st[3] * 1e6);
             else
-                json_num(f, ok, t * 1e6);
+                bench_json_num(f, ok, t * 1e6);
             fprintf(f, ", \"gbps\": ");
-            json_num(f, ok, gbps);
+            bench_json_num(f, ok, gbps);
             fprintf(f, ", \"pct_copy\": ");
-            json_num(f, ok, pct_copy);
+            bench_json_num(f, ok, pct_copy);
             fprintf(f, ", \"pct_peak\": ");
-            json_num(f, ok, pct_peak);
+            bench_json_num(f, ok, pct_peak);
             fprintf(f, ", \"x_cub\": ");
-            json_num(f, ok, xcub);
+            bench_json_num(f, ok, xcub);
             fprintf(f, ", \"wrong\": ");
             if (ro->checked)
                 fprintf(f, "%lld", ro->wrong);

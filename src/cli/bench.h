@@ -50,6 +50,10 @@ typedef struct bench_result {
  */
 typedef int (*bench_run_fn)(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 
+/* A table cell: x in fmt when ok and finite, else "-". A json number, else null. */
+void bench_fmt_num(char *buf, size_t len, int ok, const char *fmt, double x);
+void bench_json_num(FILE *f, int ok, double x);
+
 typedef enum bench_timer { BENCH_TIME_GPU = 0, BENCH_TIME_HOST = 1 } bench_timer_t;
 
 /* ---- bench_cuda.c ---------------------------------------------------------- */

@@ -456,26 +456,10 @@ typedef struct dist_row {
     double rk[3];   /* MIN, average, MAX over ranks of each rank's median */
 } dist_row_t;
 
-static void fmt_num(char *buf, size_t len, int ok, const char *fmt, double x)
-{
-    if (ok && isfinite(x))
-        snprintf(buf, len, fmt, x);
-    else
-        snprintf(buf, len, "-");
-}
-
 static void csv_num(FILE *f, int ok, double x)
 {
     if (ok && isfinite(x))
         fprintf(f, "%.4f", x);
-}
-
-static void json_num(FILE *f, int ok, double x)
-{
-    if (ok && isfinite(x))
-        fprintf(f, "%.6g", x);
-    else
-        fprintf(f, "null");
 }
 
 static const char *mem_label(const bench_dist_t *d)
@@ -537,17 +521,17 @@ static void print_rows(bench_dist_t *d, const dist_row_t *rows, int nrows)
         if (d->cfg.format == CLI_FMT_TABLE) {
             char c_t[32], c_min[32], c_max[32], c_p99[32], c_gb[32], c_pp[32], c_r0[32], c_r1[32], c_r2[32],
                 c_xm[32], c_xn[32];
-            fmt_num(c_t, sizeof(c_t), ok, "%.2f", t * 1e6);
-            fmt_num(c_min, sizeof(c_min), ok, "%.2f", ro->st[1] * 1e6);
-            fmt_num(c_max, sizeof(c_max), ok, "%.2f", ro->st[2] * 1e6);
-            fmt_num(c_p99, sizeof(c_p99), ok, "%.2f", ro->st[3] * 1e6);
-            fmt_num(c_gb, sizeof(c_gb), ok, "%.1f", gbps);
-            fmt_num(c_pp, sizeof(c_pp), ok, "%.1f", pct_peak);
-            fmt_num(c_r0, sizeof(c_r0), ok, "%.2f", ro->rk[0] * 1e6);
-            fmt_num(c_r1, sizeof(c_r1), ok, "%.2f", ro->rk[1] * 1e6);
-            fmt_num(c_r2, sizeof(c_r2), ok, "%.2f", ro->rk[2] * 1e6);
-            fmt_num(c_xm, sizeof(c_xm), ok, "%.2f", x_mpi);
-            fmt_num(c_xn, sizeof(c_xn), ok, "%.2f", x_nccl);
+            bench_fmt_num(c_t, sizeof(c_t), ok, "%.2f", t * 1e6);
+            bench_fmt_num(c_min, sizeof(c_min), ok, "%.2f", ro->st[1] * 1e6);
+            bench_fmt_num(c_max, sizeof(c_max), ok, "%.2f", ro->st[2] * 1e6);
+            bench_fmt_num(c_p99, sizeof(c_p99), ok, "%.2f", ro->st[3] * 1e6);
+            bench_fmt_num(c_gb, sizeof(c_gb), ok, "%.1f", gbps);
+            bench_fmt_num(c_pp, sizeof(c_pp), ok, "%.1f", pct_peak);
+            bench_fmt_num(c_r0, sizeof(c_r0), ok, "%.2f", ro->rk[0] * 1e6);
+            bench_fmt_num(c_r1, sizeof(c_r1), ok, "%.2f", ro->rk[1] * 1e6);
+            bench_fmt_num(c_r2, sizeof(c_r2), ok, "%.2f", ro->rk[2] * 1e6);
+            bench_fmt_num(c_xm, sizeof(c_xm), ok, "%.2f", x_mpi);
+            bench_fmt_num(c_xn, sizeof(c_xn), ok, "%.2f", x_nccl);
             fprintf(f, "%14llu %12llu %5s  %-10s %-4s %11s", (unsigned long long)g->bytes, (unsigned long long)g->n,
                     gr_dtype_name(g->dtype), name, mem_label(d), c_t);
             if (d->cfg.full)
@@ -585,11 +569,11 @@ static void print_rows(bench_dist_t *d, const dist_row_t *rows, int nrows)
                 fprintf(f, "{\"median\": %.4f, \"min\": %.4f, \"max\": %.4f, \"p99\": %.4f}", t * 1e6,
                         ro->st[1] * 1e6, ro->st[2] * 1e6, ro->st[3] * 1e6);
             else
-                json_num(f, ok, t * 1e6);
+                bench_json_num(f, ok, t * 1e6);
             fprintf(f, ", \"gbps\": ");
-            json_num(f, ok, gbps);
+            bench_json_num(f, ok, gbps);
             fprintf(f, ", \"pct_copy\": null, \"pct_peak\": ");
-            json_num(f, ok, pct_peak);
+            bench_json_num(f, ok, pct_peak);
             fprintf(f, ", \"x_cub\": null, \"wrong\": ");
             if (d->cfg.check > 0)
                 fprintf(f, "%lld", ro->wrong);
@@ -598,15 +582,15 @@ static void print_rows(bench_dist_t *d, const dist_row_t *rows, int nrows)
             fprintf(f, ", \"note\": ");
             json_string(f, note);
             fprintf(f, ", \"np\": %d, \"rank_us\": {\"min\": ", d->np);
-            json_num(f, ok, ro->rk[0] * 1e6);
+            bench_json_num(f, ok, ro->rk[0] * 1e6);
             fprintf(f, ", \"avg\": ");
-            json_num(f, ok, ro->rk[1] * 1e6);
+            bench_json_num(f, ok, ro->rk[1] * 1e6);
             fprintf(f, ", \"max\": ");
-            json_num(f, ok, ro->rk[2] * 1e6);
+            bench_json_num(f, ok, ro->rk[2] * 1e6);
             fprintf(f, "}, \"x_mpi\": ");
-            json_num(f, ok, x_mpi);
+            bench_json_num(f, ok, x_mpi);
             fprintf(f, ", \"x_nccl\": ");
-            json_num(f, ok, x_nccl);
+            bench_json_num(f, ok, x_nccl);
             fprintf(f, "}");
         }
         (*d->cfg.rows_printed)++;

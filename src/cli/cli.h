@@ -58,6 +58,10 @@ int cli_parse_int(const char *a, int lo, int hi, int *v);
 /* The result and its repeat flag live on the root; rank 0 prints: move them there. */
 void cli_root_to_rank0(int root, void *result, size_t bytes, int *repeatable);
 
+/* A synthetic dataset's element count (--n, or --per-rank x np) into *n, once
+ * the generator suits the dtype: 0, or the usage error's status. */
+int cli_synthetic_count(const cli_opts_t *o, int np, uint64_t *n);
+
 /* Parse argv into o. Returns 0, or CLI_EXIT_USAGE with a message in err. */
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);
@@ -89,6 +93,11 @@ typedef struct cli_stats_report {
 void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r);
 /* Every field of two results, bit for bit. */
 int cli_same_stats(const gr_stats_t *a, const gr_stats_t *b);
+/* After R timed --op stats runs (vals and the two per-run times t1, t2 of
+ * this rank): the slowest rank's times per run into m1, m2 at rank 0, and the
+ * root's result and whether its R results were the same bits, moved to rank 0. */
+void cli_stats_gather(int root, int rank, int R, const gr_stats_t *vals, double *t1, double *t2, double *m1,
+                      double *m2, gr_stats_t *st, int *repeatable);
 
 /* ---- stats_run.c ---- */
 

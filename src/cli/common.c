@@ -70,3 +70,21 @@ void cli_root_to_rank0(int root, void *result, size_t bytes, int *repeatable)
             cli_die("gpureduce", GR_ERR_MPI, "receiving the result from the root");
     }
 }
+
+int cli_synthetic_count(const cli_opts_t *o, int np, uint64_t *n)
+{
+    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) && (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
+        char why[256];
+        snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "
+                                   "randint or stress with --dtype %s",
+                 gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
+        return cli_usage_error("gpureduce", why);
+    }
+    *n = o->n;
+    if (o->have_per_rank) {
+        if (o->per_rank > UINT64_MAX / (uint64_t)np)
+            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
+        *n = o->per_rank * (uint64_t)np;
+    }
+    return 0;
+}

@@ -202,6 +202,21 @@ int cli_same_stats(const gr_stats_t *a, const gr_stats_t *b)
            a->overflow == b->overflow && a->imin == b->imin && a->imax == b->imax;
 }
 
+void cli_stats_gather(int root, int rank, int R, const gr_stats_t *vals, double *t1, double *t2, double *m1,
+                      double *m2, gr_stats_t *st, int *repeatable)
+{
+    if (MPI_Reduce(t1, m1, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Reduce(t2, m2, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
+    *st = vals[0];
+    *repeatable = 1;
+    if (rank == root)
+        for (int k = 1; k < R; ++k)
+            if (!cli_same_stats(&vals[k], &vals[0]))
+                *repeatable = 0;
+    cli_root_to_rank0(root, st, sizeof(*st), repeatable);
+}
+
 static void json_double(FILE *f, double v)
 {
     if (isfinite(v))
@@ -319,16 +334,9 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
         tr[k] = io.read;
         tt[k] = io.total;
     }
-    if (MPI_Reduce(tr, mr, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
-    gr_stats_t st = vals[0];
-    int repeatable = 1;
-    if (g_rank == o->desc.root)
-        for (int k = 1; k < R; ++k)
-            if (!cli_same_stats(&vals[k], &vals[0]))
-                repeatable = 0;
-    cli_root_to_rank0(o->desc.root, &st, sizeof(st), &repeatable);
+    gr_stats_t st;
+    int repeatable;
+    cli_stats_gather(o->desc.root, g_rank, R, vals, tr, tt, mr, mt, &st, &repeatable);
     if (g_rank == 0) {
         double rmed, rmin, rmax, tmed, tmin, tmax;
         stats3(mr, R, &rmed, &rmin, &rmax);
@@ -631,18 +639,10 @@ int cli_gen_run(cli_opts_t *o)
         snprintf(m, sizeof(m), "--%s does not apply to gen", bad);
         return cli_usage_error("gpureduce", m);
     }
-    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) && (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
-        char m[256];
-        snprintf(m, sizeof(m), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, randint or "
-                               "stress with --dtype %s", gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
-        return cli_usage_error("gpureduce", m);
-    }
-    uint64_t n = o->n;
-    if (o->have_per_rank) {
-        if (o->per_rank > UINT64_MAX / (uint64_t)np)
-            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
-        n = o->per_rank * (uint64_t)np;
-    }
+    uint64_t n = 0;
+    int bad_count = cli_synthetic_count(o, np, &n);
+    if (bad_count)
+        return bad_count;
     /* the generators run on the host: no GPU is needed unless asked for */
     if (!cli_given(o, "backend"))
         o->cfg.backend = GR_BACKEND_CPU;

@@ -82,19 +82,10 @@ static int run_reduce(cli_opts_t *o)
     char why[256];
     if (gr_desc_check(&o->desc, why, sizeof(why)) != GR_SUCCESS)
         return cli_usage_error("gpureduce", why);
-    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) &&
-        (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
-        snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "
-                                   "randint or stress with --dtype %s",
-                 gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
-        return cli_usage_error("gpureduce", why);
-    }
-    uint64_t n = o->n;
-    if (o->have_per_rank) {
-        if (o->per_rank > UINT64_MAX / (uint64_t)np)
-            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
-        n = o->per_rank * (uint64_t)np;
-    }
+    uint64_t n = 0;
+    int bad_count = cli_synthetic_count(o, np, &n);
+    if (bad_count)
+        return bad_count;
 
     gr_ctx_t ctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);

@@ -31,19 +31,10 @@ int cli_stats_run(cli_opts_t *o)
                  gr_dtype_name(o->desc.dtype));
         return cli_usage_error("gpureduce", why);
     }
-    if ((o->desc.dtype == GR_I32 || o->desc.dtype == GR_I64) &&
-        (o->gen == GR_GEN_UNIFORM || o->gen == GR_GEN_NORMAL)) {
-        snprintf(why, sizeof(why), "--gen %s makes real numbers: use --dtype f32 or f64, or --gen ones, iota, "
-                                   "randint or stress with --dtype %s",
-                 gr_gen_name(o->gen), gr_dtype_name(o->desc.dtype));
-        return cli_usage_error("gpureduce", why);
-    }
-    uint64_t n = o->n;
-    if (o->have_per_rank) {
-        if (o->per_rank > UINT64_MAX / (uint64_t)np)
-            return cli_usage_error("gpureduce", "--per-rank times the number of ranks overflows 64 bits");
-        n = o->per_rank * (uint64_t)np;
-    }
+    uint64_t n = 0;
+    int bad_count = cli_synthetic_count(o, np, &n);
+    if (bad_count)
+        return bad_count;
 
     gr_ctx_t ctx = NULL;
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
@@ -77,17 +68,9 @@ int cli_stats_run(cli_opts_t *o)
         tl[k] = t.local;
         tt[k] = t.total;
     }
-    if (MPI_Reduce(tl, ml, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        MPI_Reduce(tt, mt, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
-
-    gr_stats_t st = vals[0];
-    int repeatable = 1;
-    if (rank == o->desc.root)
-        for (int k = 1; k < R; ++k)
-            if (!cli_same_stats(&vals[k], &vals[0]))
-                repeatable = 0;
-    cli_root_to_rank0(o->desc.root, &st, sizeof(st), &repeatable);
+    gr_stats_t st;
+    int repeatable;
+    cli_stats_gather(o->desc.root, rank, R, vals, tl, tt, ml, mt, &st, &repeatable);
     if (rank == 0) {
         double lmed, lmin, lmax, tmed, tmin, tmax;
         stats3(ml, R, &lmed, &lmin, &lmax);
