@@ -17,7 +17,8 @@
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
 # GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
-# sweep and the all-dtype csv), bench-half, memcheck-backend, memcheck-exact. GR_CHECK_PREBUILT=1 reuses $BUILD
+# sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows),
+# memcheck-backend, memcheck-exact. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
 #
@@ -85,6 +86,9 @@ fi
 # ---- 4. the benchmark (one GPU) -------------------------------------------------------------
 B=$OUT/bench.txt
 LADDER=${GR_CHECK_LADDER:-v7,v8}   # "v0,v1,...,v8" for the whole seed ladder (unchanged since 2026-11-29)
+# the exact kernel's parts priced one by one (test-only ablation instances, same run, same bits)
+want bench && want bench-exact && step "exact kernel ablation" 90 "$OUT/exact-ablate.txt" "$XTEST" --bench
+grep -E "default|abl |fast" "$OUT/exact-ablate.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
 want bench && want bench-sweep && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 \
     --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e,$LADDER --full
 want bench && want bench-sweep && step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \

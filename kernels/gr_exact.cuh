@@ -64,12 +64,25 @@
 #include <stdint.h>
 
 #include "gr_exact_kernels.h"
+#include "gr_sync.cuh"
 #include "gr_vec.cuh"
 
 #define GR_X_NL GR_EXACT_LIMBS
 /* High word of 2^960: terms at or above it bypass the expansion. */
 #define GR_X_BIG_HI 0x7BF00000u
 #define GR_X_NEGZERO 0x8000000000000000ull
+
+/*
+ * Ablation flags of gr_exact_kernel (test builds only; production is 0, and
+ * every flag gives the same result bits). Each restores the earlier design of
+ * one part, so the bench can price that part (tests/exact_gpu/exact_ablate.cu):
+ */
+#define GR_XF_EAGER 1      /* every expansion stage for every term (gr_fpe_add without LAZY) */
+#define GR_XF_LOAD4 2      /* 4 loads in flight per thread, the remainder one at a time */
+#define GR_XF_FULLMERGE 4  /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
+#define GR_XF_LASTCARRY 8  /* the carry step after the last round even when the bound makes it unneeded */
+#define GR_XF_FENCES 16    /* __threadfence in every thread before the ticket, __threadfence_system at the end */
+#define GR_XF_OCC1024 32   /* registers capped for 1024 resident threads per SM (__launch_bounds__ minimum) */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -91,13 +104,24 @@ __device__ __forceinline__ double gr_two_sum(double a, double b, double &err)
     return s;
 }
 
-/* Add x to the expansion; returns the residual it could not hold (often 0). */
-template <int K>
+/*
+ * Add x to the expansion; returns the residual it could not hold (often 0).
+ * LAZY: a stage whose input is 0 is skipped, since TwoSum(a, 0) = (a, 0)
+ * leaves the state as it is (up to the sign of a zero a[i], i >= 1, which no
+ * result reads): the same state as the full cascade, for the cost of a
+ * compare. On data whose bits fit the first terms (uniform f32: a[0] alone;
+ * uniform f64: a[0] and a[1]) the later stages are never run.
+ */
+template <int K, int LAZY = 1>
 __device__ __forceinline__ double gr_fpe_add(double (&a)[K], double x)
 {
+    a[0] = gr_two_sum(a[0], x, x);
 #pragma unroll
-    for (int i = 0; i < K; ++i)
+    for (int i = 1; i < K; ++i) {
+        if (LAZY && x == 0.0)
+            return 0.0;
         a[i] = gr_two_sum(a[i], x, x);
+    }
     return x;
 }
 
@@ -164,8 +188,8 @@ __device__ __forceinline__ void gr_limb_set(unsigned int *lo, int *hi, int i, lo
     hi[i] = (int)(v >> 32);
 }
 
-/* Per-thread state. */
-template <int K>
+/* Per-thread state; F: ablation flags (GR_XF_*, 0 in production). */
+template <int K, int F = 0>
 struct gr_xthread {
     double a[K];
     unsigned int cnt[4]; /* this round's NaN, +Inf, -Inf terms and flushes (< 2^19 each) */
@@ -173,8 +197,8 @@ struct gr_xthread {
     gr_xsuper acc;       /* this warp's superaccumulator */
 };
 
-template <int K>
-__device__ __forceinline__ void gr_x_reset(gr_xthread<K> &st)
+template <int K, int F>
+__device__ __forceinline__ void gr_x_reset(gr_xthread<K, F> &st)
 {
     st.a[0] = -0.0;
 #pragma unroll
@@ -182,8 +206,15 @@ __device__ __forceinline__ void gr_x_reset(gr_xthread<K> &st)
         st.a[i] = 0.0;
 }
 
-template <int K>
-__device__ __forceinline__ void gr_x_flush(gr_xthread<K> &st, double r)
+/* x into this thread's expansion (lazy unless ablated); the residual. */
+template <int K, int F>
+__device__ __forceinline__ double gr_x_fpe(gr_xthread<K, F> &st, double x)
+{
+    return gr_fpe_add<K, !(F & GR_XF_EAGER)>(st.a, x);
+}
+
+template <int K, int F>
+__device__ __forceinline__ void gr_x_flush(gr_xthread<K, F> &st, double r)
 {
     if (r != 0.0) {
         ++st.cnt[3];
@@ -192,8 +223,8 @@ __device__ __forceinline__ void gr_x_flush(gr_xthread<K> &st, double r)
 }
 
 /* Any term, checked: non-finite counted, huge flushed, the rest expanded. */
-template <int K>
-__device__ __forceinline__ void gr_x_add_checked(gr_xthread<K> &st, double t)
+template <int K, int F>
+__device__ __forceinline__ void gr_x_add_checked(gr_xthread<K, F> &st, double t)
 {
     const unsigned int hi = (unsigned int)__double2hiint(t) & 0x7FFFFFFFu;
     if (hi >= 0x7FF00000u) {
@@ -208,7 +239,7 @@ __device__ __forceinline__ void gr_x_add_checked(gr_xthread<K> &st, double t)
         ++st.cnt[3];
         gr_super_add(st.acc, t);
     } else {
-        gr_x_flush(st, gr_fpe_add(st.a, t));
+        gr_x_flush(st, gr_x_fpe(st, t));
     }
 }
 
@@ -223,31 +254,31 @@ __device__ __forceinline__ double gr_x_term(double x)
     return x;
 }
 
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, float x)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, float x)
 {
     gr_x_add_checked(st, gr_x_term<OP>((double)x));
 }
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, double x)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, double x)
 {
     gr_x_add_checked(st, gr_x_term<OP>(x));
 }
 /* f16 / bf16: the f32 value (exact widening); sumsq squares it exactly in f64 */
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, __half x)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, __half x)
 {
     gr_x_scalar<OP>(st, gr_widen(x));
 }
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K> &st, __nv_bfloat16 x)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, __nv_bfloat16 x)
 {
     gr_x_scalar<OP>(st, gr_widen(x));
 }
 
 /* Two doubles: one branch for the rare cases of both. */
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, double2 v)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, double2 v)
 {
     const double x = gr_x_term<OP>(v.x), y = gr_x_term<OP>(v.y);
     const unsigned int hx = (unsigned int)__double2hiint(x) & 0x7FFFFFFFu;
@@ -257,8 +288,8 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, double2 v)
         gr_x_add_checked(st, y);
         return;
     }
-    const double r0 = gr_fpe_add(st.a, x);
-    const double r1 = gr_fpe_add(st.a, y);
+    const double r0 = gr_x_fpe(st, x);
+    const double r1 = gr_x_fpe(st, y);
     if (__builtin_expect(r0 != 0.0 || r1 != 0.0, 0)) {
         gr_x_flush(st, r0);
         gr_x_flush(st, r1);
@@ -270,8 +301,8 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, double2 v)
  * (as f64) are multiples of 2^(emin-150) below 2^(emax-124), so their sum fits
  * 53 bits and one exact f64 sum enters the expansion. sumsq: four squares.
  */
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
 {
     unsigned int u0 = __float_as_uint(v.x), u1 = __float_as_uint(v.y);
     unsigned int u2 = __float_as_uint(v.z), u3 = __float_as_uint(v.w);
@@ -294,10 +325,10 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
             gr_x_add_checked(st, __dmul_rn(d3, d3));
             return;
         }
-        const double r0 = gr_fpe_add(st.a, __dmul_rn(d0, d0));
-        const double r1 = gr_fpe_add(st.a, __dmul_rn(d1, d1));
-        const double r2 = gr_fpe_add(st.a, __dmul_rn(d2, d2));
-        const double r3 = gr_fpe_add(st.a, __dmul_rn(d3, d3));
+        const double r0 = gr_x_fpe(st, __dmul_rn(d0, d0));
+        const double r1 = gr_x_fpe(st, __dmul_rn(d1, d1));
+        const double r2 = gr_x_fpe(st, __dmul_rn(d2, d2));
+        const double r3 = gr_x_fpe(st, __dmul_rn(d3, d3));
         if (__builtin_expect(r0 != 0.0 || r1 != 0.0 || r2 != 0.0 || r3 != 0.0, 0)) {
             gr_x_flush(st, r0);
             gr_x_flush(st, r1);
@@ -315,7 +346,7 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
         return;
     }
     const double q = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact */
-    gr_x_flush(st, gr_fpe_add(st.a, q));
+    gr_x_flush(st, gr_x_fpe(st, q));
 }
 
 /*
@@ -331,8 +362,8 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, float4 v)
  * Otherwise (a NaN or Inf, a wider span), and for sumsq, two float4 through
  * the f32 path, which handles everything.
  */
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_vec8(gr_xthread<K> &st, float4 lo, float4 hi, unsigned int max_span)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_vec8(gr_xthread<K, F> &st, float4 lo, float4 hi, unsigned int max_span)
 {
     if (OP != GR_C_SUMSQ) {
         unsigned int u[8] = {__float_as_uint(lo.x), __float_as_uint(lo.y), __float_as_uint(lo.z),
@@ -354,22 +385,22 @@ __device__ __forceinline__ void gr_x_vec8(gr_xthread<K> &st, float4 lo, float4 h
                 d[j] = (double)__uint_as_float(u[j]);
             const double q = __dadd_rn(__dadd_rn(__dadd_rn(d[0], d[1]), __dadd_rn(d[2], d[3])),
                                        __dadd_rn(__dadd_rn(d[4], d[5]), __dadd_rn(d[6], d[7]))); /* exact */
-            gr_x_flush(st, gr_fpe_add(st.a, q));
+            gr_x_flush(st, gr_x_fpe(st, q));
             return;
         }
     }
     gr_x_vec<OP>(st, lo);
     gr_x_vec<OP>(st, hi);
 }
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_f16x8 v)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, gr_f16x8 v)
 {
     float4 lo, hi;
     gr_widen8(v, lo, hi);
     gr_x_vec8<OP>(st, lo, hi, 0xFFFFFFFFu); /* any span: finite f16 octets always sum exactly */
 }
-template <int OP, int K>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_bf16x8 v)
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, gr_bf16x8 v)
 {
     float4 lo, hi;
     gr_widen8(v, lo, hi);
@@ -378,34 +409,74 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K> &st, gr_bf16x8 v)
 
 /* ---- warp and block layers ---------------------------------------------- */
 
+/* Flushes one lane makes in an end-of-round merge, times 32, rounded up: the
+ * two-term merge makes at most (K - 2) + 2 x 5 + 2, the full one (ablation)
+ * 5 K^2 + K <= 48; either way a warp's limb takes fewer than this many. */
+#define GR_X_MERGE_FLUSHES 2048u
+
 /*
  * End of a round: merge the warp's expansions exactly into lane 0 (residuals
  * flushed), lane 0 flushes the merged expansion, every thread restarts from
- * -0.0, and the block renormalises its limbs. Every thread of the block calls
- * it (it contains __syncthreads and full-mask shuffles).
+ * -0.0, and, when `carry`, the block renormalises its limbs (the caller may
+ * skip that after its last round when the bound of gr_x_last_carry_free
+ * holds). Every thread of the block calls it (it contains __syncthreads and
+ * full-mask shuffles).
+ *
+ * The merge: terms a[2..K) hold what a[0] and a[1] could not (rarely nonzero;
+ * flushed as they are), then a tree of 5 shuffle levels over (a[0], a[1]):
+ * the partner's b0 goes into a[0] and the error of that into a[1], the
+ * partner's b1 into a[1]; both residuals are flushed. Three TwoSums a level
+ * (a full K-term merge takes K^2 = 9), and every step is error-free, so the
+ * warp's total is unchanged.
  */
-template <int BLOCK, int K>
-__device__ __forceinline__ void gr_x_round_end(gr_xthread<K> &st, unsigned int *s_lo, int *s_hi,
-                                               unsigned long long *s_cnt)
+template <int BLOCK, int K, int F>
+__device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned int *s_lo, int *s_hi,
+                                               unsigned long long *s_cnt, bool carry = true)
 {
     const int lane = (int)(threadIdx.x & 31u);
     st.nz |= (unsigned long long)__double_as_longlong(st.a[0]) != GR_X_NEGZERO;
+    if (F & GR_XF_FULLMERGE) {
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        double b[K];
-#pragma unroll
-        for (int j = 0; j < K; ++j)
-            b[j] = __shfl_down_sync(0xFFFFFFFFu, st.a[j], off);
-        if (lane < off) {
+        for (int off = 16; off > 0; off >>= 1) {
+            double b[K];
 #pragma unroll
             for (int j = 0; j < K; ++j)
-                gr_x_flush(st, gr_fpe_add(st.a, b[j]));
-        }
-    }
-    if (lane == 0) {
+                b[j] = __shfl_down_sync(0xFFFFFFFFu, st.a[j], off);
+            if (lane < off) {
 #pragma unroll
-        for (int j = 0; j < K; ++j)
+                for (int j = 0; j < K; ++j)
+                    gr_x_flush(st, gr_x_fpe(st, b[j]));
+            }
+        }
+        if (lane == 0) {
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                gr_x_flush(st, st.a[j]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 2; j < K; ++j)
             gr_x_flush(st, st.a[j]);
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            const double b0 = __shfl_down_sync(0xFFFFFFFFu, st.a[0], off);
+            const double b1 = __shfl_down_sync(0xFFFFFFFFu, st.a[1], off);
+            if (lane < off) {
+                double e, r1 = 0.0, r2;
+                st.a[0] = gr_two_sum(st.a[0], b0, e);
+                if (e != 0.0)
+                    st.a[1] = gr_two_sum(st.a[1], e, r1);
+                st.a[1] = gr_two_sum(st.a[1], b1, r2);
+                if (__builtin_expect(r1 != 0.0 || r2 != 0.0, 0)) {
+                    gr_x_flush(st, r1);
+                    gr_x_flush(st, r2);
+                }
+            }
+        }
+        if (lane == 0) {
+            gr_x_flush(st, st.a[0]);
+            gr_x_flush(st, st.a[1]);
+        }
     }
     gr_x_reset(st);
 #pragma unroll
@@ -415,6 +486,8 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K> &st, unsigned int *
         st.cnt[c] = 0u;
     }
     __syncthreads();
+    if (!carry)
+        return;
 
     /* One parallel carry step over every warp's limbs (see the capacity note). */
     const int TOT = (BLOCK / 32) * GR_X_NL;
@@ -440,6 +513,74 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K> &st, unsigned int *
             gr_limb_set(s_lo, s_hi, idx, nv[p]);
     }
     __syncthreads();
+}
+
+/*
+ * Whether the carry step after the last round may be skipped: that round
+ * gives a thread at most `vecs` vectors of `per_vec` elements, so a warp's
+ * limb takes at most A = 32 vecs per_vec + 2 per_vec (head and tail) +
+ * GR_X_MERGE_FLUSHES additions below 2^32 on top of a normalised value
+ * (|limb| < 2^33): |limb| < 2^32 (A + 2). The block sums at most 16 warps and
+ * the grid `blocks` blocks, so the result's limbs stay below 2^59 (the bound
+ * gr_exact_result_t promises) when blocks (A + 2) < 2^23. True for one-round
+ * launches up to a few 10^8 elements: the carry step then runs only where
+ * its cost is hidden by long rounds.
+ */
+__device__ __forceinline__ bool gr_x_last_carry_free(uint64_t vecs, uint64_t per_vec, unsigned int blocks)
+{
+    if (vecs > (1ull << 23))
+        return false;
+    const uint64_t A = 32u * vecs * per_vec + 2u * per_vec + GR_X_MERGE_FLUSHES;
+    return (uint64_t)blocks * (A + 2u) < (1ull << 23);
+}
+
+/*
+ * Block -> grid: every limb summed over the block's NW warps (one thread a
+ * limb) and added to the grid's accumulator with 64-bit integer atomics (any
+ * order gives the same state); thread 0 adds the counters and the flag. The
+ * caller has passed a __syncthreads since the last shared-memory update.
+ */
+template <int BLOCK>
+__device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, const int *s_hi,
+                                                   const unsigned long long *s_cnt, int any_nz,
+                                                   gr_exact_scratch_t *g)
+{
+    const int NW = BLOCK / 32;
+    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
+        long long s = 0;
+#pragma unroll
+        for (int w = 0; w < NW; ++w)
+            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + k);
+        if (s != 0)
+            atomicAdd(&g->limb[k], (unsigned long long)s);
+    }
+    if (threadIdx.x == 0) {
+        for (int c = 0; c < 4; ++c)
+            if (s_cnt[c])
+                atomicAdd(&g->cnt[c], s_cnt[c]);
+        if (any_nz)
+            atomicOr(&g->nonnegzero, 1u);
+    }
+}
+
+/*
+ * The last block: moves the grid's accumulator and counters into *result
+ * (atomicExch, which also zeroes them for the next launch) and resets the
+ * ticket. R: gr_exact_result_t or a result that starts with the same fields.
+ */
+template <int BLOCK, typename R>
+__device__ __forceinline__ void gr_x_result_take(gr_exact_scratch_t *g, R *result)
+{
+    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
+        result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
+    if (threadIdx.x == 0) {
+        result->nan = atomicExch(&g->cnt[0], 0ull);
+        result->pinf = atomicExch(&g->cnt[1], 0ull);
+        result->ninf = atomicExch(&g->cnt[2], 0ull);
+        result->flushes = atomicExch(&g->cnt[3], 0ull);
+        result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
+        g->ticket = 0u;
+    }
 }
 
 /* 16-byte vector of each element type. */
@@ -468,11 +609,13 @@ struct gr_xvec<__nv_bfloat16> {
  * Launch assumptions: blockDim.x == BLOCK; 1 <= gridDim.x <= GR_EXACT_GRID_MAX;
  * `in` aligned to sizeof(T) (any offset from 16 bytes is fine);
  * 1 <= round_vecs <= GR_EXACT_ROUND_VECS; *g zero at launch; launches sharing
- * g are ordered. Result: the last block writes *result (count last) and
- * leaves *g zero.
+ * g are ordered. Result: the last block writes *result and leaves *g zero.
+ * The result's stores carry no fence: the host reads it once the kernel has
+ * completed (a stream or event sync), which makes every store visible.
+ * F: ablation flags (GR_XF_*), 0 in every build but the tests'.
  */
-template <int BLOCK, typename T, int OP, int K>
-__global__ void __launch_bounds__(BLOCK)
+template <int BLOCK, typename T, int OP, int K, int F = 0>
+__global__ void __launch_bounds__(BLOCK, (F & GR_XF_OCC1024) ? 1024 / BLOCK : 1)
     gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, gr_exact_scratch_t *g,
                     gr_exact_result_t *result)
 {
@@ -492,7 +635,7 @@ __global__ void __launch_bounds__(BLOCK)
         s_cnt[threadIdx.x] = 0ull;
     __syncthreads();
 
-    gr_xthread<K> st;
+    gr_xthread<K, F> st;
     gr_x_reset(st);
     for (int c = 0; c < 4; ++c)
         st.cnt[c] = 0u;
@@ -517,67 +660,73 @@ __global__ void __launch_bounds__(BLOCK)
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
         uint64_t i = lo + t;
-        /* four independent loads in flight before any use */
-        for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
-            const vec_t a = gr_ldg(v + i);
-            const vec_t b = gr_ldg(v + i + nthreads);
-            const vec_t c = gr_ldg(v + i + 2 * nthreads);
-            const vec_t d = gr_ldg(v + i + 3 * nthreads);
-            gr_x_vec<OP>(st, a);
-            gr_x_vec<OP>(st, b);
-            gr_x_vec<OP>(st, c);
-            gr_x_vec<OP>(st, d);
+        if (F & GR_XF_LOAD4) {
+            for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
+                const vec_t a = gr_ldg(v + i);
+                const vec_t b = gr_ldg(v + i + nthreads);
+                const vec_t c = gr_ldg(v + i + 2 * nthreads);
+                const vec_t d = gr_ldg(v + i + 3 * nthreads);
+                gr_x_vec<OP>(st, a);
+                gr_x_vec<OP>(st, b);
+                gr_x_vec<OP>(st, c);
+                gr_x_vec<OP>(st, d);
+            }
+            for (; i < hi; i += nthreads)
+                gr_x_vec<OP>(st, gr_ldg(v + i));
+        } else {
+            /* U loads in flight before any is used; the last < U vectors as
+             * one predicated batch (one round trip, not one per vector) */
+            const int U = 8;
+            for (; i + (U - 1) * nthreads < hi; i += U * nthreads) {
+                vec_t x[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+                    x[u] = gr_ldg(v + i + u * nthreads);
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+                    gr_x_vec<OP>(st, x[u]);
+            }
+            vec_t x[U - 1];
+#pragma unroll
+            for (int u = 0; u < U - 1; ++u)
+                if (i + u * nthreads < hi)
+                    x[u] = gr_ldg(v + i + u * nthreads);
+#pragma unroll
+            for (int u = 0; u < U - 1; ++u)
+                if (i + u * nthreads < hi)
+                    gr_x_vec<OP>(st, x[u]);
         }
-        for (; i < hi; i += nthreads)
-            gr_x_vec<OP>(st, gr_ldg(v + i));
         if (first) {
             for (uint64_t j = t; j < head; j += nthreads)
                 gr_x_scalar<OP>(st, in[j]);
             for (uint64_t j = tail + t; j < n; j += nthreads)
                 gr_x_scalar<OP>(st, in[j]);
         }
+        const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) ||
+                           !gr_x_last_carry_free((hi - lo + nthreads - 1) / nthreads, VEC, gridDim.x);
         lo = hi;
-        gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt);
+        gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt, carry);
     }
 
     /* block -> grid accumulator (integer atomics: any order gives the same) */
     const int any_nz = __syncthreads_or(st.nz);
-    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
-        long long s = 0;
-        for (int w = 0; w < NW; ++w)
-            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + k);
-        if (s != 0)
-            atomicAdd(&g->limb[k], (unsigned long long)s);
-    }
-    if (threadIdx.x == 0) {
-        for (int c = 0; c < 4; ++c)
-            if (s_cnt[c])
-                atomicAdd(&g->cnt[c], s_cnt[c]);
-        if (any_nz)
-            atomicOr(&g->nonnegzero, 1u);
-    }
-    __threadfence(); /* this block's atomics before its ticket */
-    __syncthreads();
+    gr_x_block_to_grid<BLOCK>(s_lo, s_hi, s_cnt, any_nz, g);
+    if (F & GR_XF_FENCES)
+        __threadfence(); /* this thread's atomics before the ticket */
+    __syncthreads();     /* the block's atomics before thread 0's release (gr_sync.cuh) */
     if (threadIdx.x == 0)
-        s_last = atomicAdd(&g->ticket, 1u) == gridDim.x - 1u;
+        s_last = ((F & GR_XF_FENCES) ? atomicAdd(&g->ticket, 1u) : gr_ticket_take(&g->ticket)) == gridDim.x - 1u;
     __syncthreads();
     if (!s_last)
         return;
-    __threadfence(); /* the ticket before the reads */
-    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
-        result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
-    if (threadIdx.x == 0) {
-        result->nan = atomicExch(&g->cnt[0], 0ull);
-        result->pinf = atomicExch(&g->cnt[1], 0ull);
-        result->ninf = atomicExch(&g->cnt[2], 0ull);
-        result->flushes = atomicExch(&g->cnt[3], 0ull);
-        result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
-        g->ticket = 0u;
-    }
+    if (F & GR_XF_FENCES)
+        __threadfence(); /* the ticket before the reads */
+    gr_x_result_take<BLOCK>(g, result);
     __syncthreads();
     if (threadIdx.x == 0) {
         result->count = n;
-        __threadfence_system();
+        if (F & GR_XF_FENCES)
+            __threadfence_system();
     }
 }
 

@@ -33,15 +33,8 @@
 #include <stdint.h>
 
 #include "gr_block.cuh"
+#include "gr_sync.cuh"
 #include "gr_thread.cuh"
-
-/* The ticket: fetch_add with acq_rel semantics at device scope. */
-__device__ __forceinline__ unsigned int gr_ticket_take(unsigned int *ticket)
-{
-    unsigned int prev;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(prev) : "l"(ticket) : "memory");
-    return prev;
-}
 
 /* Partials the last block loads per thread before combining them: 8 for
  * 8-byte accumulators, 2 for the 24-byte integer one (registers). */

@@ -508,20 +508,7 @@ __global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
 
     /* the exact sum: block -> grid accumulator, as gr_exact_kernel */
     const int any_nz = __syncthreads_or(st.nz);
-    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
-        long long s = 0;
-        for (int w = 0; w < NW; ++w)
-            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + k);
-        if (s != 0)
-            atomicAdd(&g->x.limb[k], (unsigned long long)s);
-    }
-    if (threadIdx.x == 0) {
-        for (int c = 0; c < 4; ++c)
-            if (s_cnt[c])
-                atomicAdd(&g->x.cnt[c], s_cnt[c]);
-        if (any_nz)
-            atomicOr(&g->x.nonnegzero, 1u);
-    }
+    gr_x_block_to_grid<BLOCK>(s_lo, s_hi, s_cnt, any_nz, &g->x);
 
     /* variance and min/max: thread -> warp -> block -> grid, fixed order */
     const gr_spart_t mine = gr_s_block<BLOCK>(gr_s_to_part(ss, ss.kmin, ss.kmax), s_part);
@@ -530,17 +517,9 @@ __global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
     gr_spart_t all;
     if (!gr_s_grid<BLOCK>(g, mine, s_part, &s_last, &all))
         return;
-    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
-        result->limb[k] = (int64_t)atomicExch(&g->x.limb[k], 0ull);
-    if (threadIdx.x == 0) {
-        result->nan = atomicExch(&g->x.cnt[0], 0ull);
-        result->pinf = atomicExch(&g->x.cnt[1], 0ull);
-        result->ninf = atomicExch(&g->x.cnt[2], 0ull);
-        result->flushes = atomicExch(&g->x.cnt[3], 0ull);
-        result->nonnegzero = atomicExch(&g->x.nonnegzero, 0u);
+    gr_x_result_take<BLOCK>(&g->x, result);
+    if (threadIdx.x == 0)
         gr_s_write(result, all, sizeof(T) == 4 ? GR_C_F32 : GR_C_F64);
-        g->x.ticket = 0u;
-    }
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence_system(); /* cumulative: the block's result words (seen through the barrier) before count */

@@ -5,7 +5,12 @@
 if(GR_WITH_CUDA)
   gr_test_exe(test_exact_gpu SOURCES ${GR_TEST_DIR}/exact_gpu/test_exact_gpu.c)
   target_include_directories(test_exact_gpu PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
-  target_link_libraries(test_exact_gpu PRIVATE CUDA::cudart Threads::Threads)
+  # test-only ablation instances of the exact kernel (--bench prices each part)
+  add_library(gr_exact_ablate OBJECT ${GR_TEST_DIR}/exact_gpu/exact_ablate.cu)
+  target_include_directories(gr_exact_ablate PRIVATE ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(gr_exact_ablate PRIVATE -Xcompiler=-Wall -lineinfo)
+  set_target_properties(gr_exact_ablate PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
+  target_link_libraries(test_exact_gpu PRIVATE gr_exact_ablate CUDA::cudart Threads::Threads)
 
   add_test(NAME gpu_exact COMMAND test_exact_gpu)
   set_tests_properties(gpu_exact PROPERTIES LABELS "gpu;exact" TIMEOUT 600 SKIP_RETURN_CODE ${GR_SKIP_CODE}

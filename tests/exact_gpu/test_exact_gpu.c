@@ -32,6 +32,8 @@
 #include "gr_xacc.h"
 #include "test.h"
 
+#include "exact_ablate.h"
+
 #ifndef GR_EXACT_TEST_STANDALONE
 #include "gr_internal.h"
 #endif
@@ -231,6 +233,8 @@ static int default_grid(uint64_t n, int dt, int op, int terms, int block)
     return gr_cuda_exact_grid(n, dt, block, g_sms, occ);
 }
 
+static void read_result(xstate_t *s, uint64_t n, int dt, int op, int grid, int block);
+
 /* Reduce n elements at device pointer d; fills the GPU's exact state. */
 static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t *s)
 {
@@ -252,10 +256,16 @@ static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t
     G.res_host->count = UINT64_MAX;
     CU(gr_cuda_launch_reduce_exact(&l));
     CU(cudaStreamSynchronize(G.stream));
+    read_result(s, n, dt, op, l.grid, l.block);
+}
+
+/* The result of the last launch (synchronised) as a state. */
+static void read_result(xstate_t *s, uint64_t n, int dt, int op, int grid, int block)
+{
     const gr_exact_result_t *r = G.res_host;
     if (r->count != n)
         GR_TEST_FAIL_("%s %s n=%llu grid %d block %d: the kernel did not write its result (count %llu)", dt_name(dt),
-                      op_name(op), (unsigned long long)n, l.grid, l.block, (unsigned long long)r->count);
+                      op_name(op), (unsigned long long)n, grid, block, (unsigned long long)r->count);
     xs_init(s);
     gr_exact_result_to_xacc(r, &s->sum);
     s->count = n;
@@ -903,9 +913,11 @@ static double time_median(launch_fn fn, void *arg)
 typedef struct bench_arg {
     gr_cuda_exact_launch_t x;
     gr_cuda_reduce_launch_t f;
+    int i; /* ablation variant */
 } bench_arg_t;
 
 static void run_exact(void *a) { CU(gr_cuda_launch_reduce_exact(&((bench_arg_t *)a)->x)); }
+static void run_ablate(void *a) { CU(gr_test_exact_ablate_launch(((bench_arg_t *)a)->i, &((bench_arg_t *)a)->x)); }
 static void run_fast(void *a) { CU(gr_cuda_launch_reduce(&((bench_arg_t *)a)->f)); }
 
 static void test_bench(void)
@@ -997,6 +1009,25 @@ static void test_bench(void)
                 printf("bench: %-4s %-8s 2^%-9d %-22s %10.1f %10.1f %8.3f %12llu\n", dt_name(dt), GEN_NAMES[gen],
                        ni ? 30 : 24, var, tx * 1e6, bytes / tx * 1e-9, tf / tx,
                        (unsigned long long)G.res_host->flushes);
+                xstate_t want, got;
+                read_result(&want, n, dt, GR_C_SUM, a.x.grid, a.x.block);
+                /* ablation (exact_ablate.cu): each row puts back one part of the earlier
+                 * design; vs_default > 1 means that part of the current kernel is a gain */
+                for (int v = 0; v < gr_test_exact_ablate_count(); ++v) {
+                    int vocc = 0;
+                    CU(gr_test_exact_ablate_occupancy(v, dt, &vocc));
+                    ASSERT(vocc >= 1);
+                    a.x.grid = gr_cuda_exact_grid(n, dt, 512, g_sms, vocc);
+                    a.i = v;
+                    memset(G.res_host, 0xA5, sizeof(*G.res_host));
+                    const double tv = time_median(run_ablate, &a);
+                    read_result(&got, n, dt, GR_C_SUM, a.x.grid, a.x.block);
+                    snprintf(var, sizeof(var), "abl %s g%d", gr_test_exact_ablate_name(v), a.x.grid);
+                    expect_same(var, &got, &want, dt, GR_C_SUM);
+                    printf("bench: %-4s %-8s 2^%-9d %-22s %10.1f %10.1f %8.3f %12llu  vs_default %.3f\n",
+                           dt_name(dt), GEN_NAMES[gen], ni ? 30 : 24, var, tv * 1e6, bytes / tv * 1e-9, tf / tv,
+                           (unsigned long long)G.res_host->flushes, tv / tx);
+                }
                 fflush(stdout);
             }
         }

@@ -1,0 +1,95 @@
+/*
+ * exact_ablate.cu - test-only instances of gr_exact_kernel with ablation
+ * flags (GR_XF_* in kernels/gr_exact.cuh): each flag puts back the earlier
+ * design of one part of the kernel, so `test_exact_gpu --bench` prices every
+ * part against the production instance in the same run, and checks that each
+ * variant returns the production result bits. f32 and f64 sum, 3 terms,
+ * blocks of 512 (the defaults). The production instance (flags 0) is the
+ * library's; it is not instantiated here a second time.
+ */
+#include "gr_exact.cuh"
+
+#include "exact_ablate.h"
+
+/* every flag: the kernel before the 2026-12 round (docs/EXACT.md) */
+#define GR_XF_OLD (GR_XF_EAGER | GR_XF_LOAD4 | GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES | GR_XF_OCC1024)
+
+template <typename T>
+static const void *ablate_kernel(int flags)
+{
+    switch (flags) {
+    case GR_XF_EAGER:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_EAGER>;
+    case GR_XF_LOAD4:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_LOAD4>;
+    case GR_XF_FULLMERGE:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_FULLMERGE>;
+    case GR_XF_LASTCARRY:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_LASTCARRY>;
+    case GR_XF_FENCES:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_FENCES>;
+    case GR_XF_OCC1024:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_OCC1024>;
+    case GR_XF_LOAD4 | GR_XF_OCC1024:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_LOAD4 | GR_XF_OCC1024>;
+    case GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES>;
+    case GR_XF_OLD:
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_OLD>;
+    default:
+        return 0;
+    }
+}
+
+static const int k_flags[] = {GR_XF_EAGER,
+                              GR_XF_LOAD4,
+                              GR_XF_FULLMERGE,
+                              GR_XF_LASTCARRY,
+                              GR_XF_FENCES,
+                              GR_XF_OCC1024,
+                              GR_XF_LOAD4 | GR_XF_OCC1024,
+                              GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES,
+                              GR_XF_OLD};
+static const char *const k_names[] = {"eager cascade", "4 loads in flight", "full KxK merge", "carry after last",
+                                      "fences",        "1024 threads/SM",   "4 loads, 1024 thr/SM",   "end: all three",    "all (the old kernel)"};
+
+extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
+
+extern "C" const char *gr_test_exact_ablate_name(int i) { return k_names[i]; }
+
+static const void *kernel_of(int i, int dtype)
+{
+    if (i < 0 || i >= gr_test_exact_ablate_count())
+        return 0;
+    if (dtype == GR_C_F32)
+        return ablate_kernel<float>(k_flags[i]);
+    if (dtype == GR_C_F64)
+        return ablate_kernel<double>(k_flags[i]);
+    return 0;
+}
+
+extern "C" cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm)
+{
+    const void *k = kernel_of(i, dtype);
+    *blocks_per_sm = 0;
+    if (!k)
+        return cudaErrorInvalidValue;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 512, 0);
+}
+
+extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l)
+{
+    const void *k = kernel_of(i, l->dtype);
+    if (!k || l->op != GR_C_SUM || l->block != 512 || l->grid < 1 || l->grid > GR_EXACT_GRID_MAX)
+        return cudaErrorInvalidValue;
+    const void *in = l->in;
+    uint64_t n = l->n;
+    uint64_t round_vecs = l->round_vecs ? l->round_vecs : GR_EXACT_ROUND_VECS;
+    void *scratch = l->scratch;
+    gr_exact_result_t *result = l->result;
+    void *args[] = {(void *)&in, (void *)&n, (void *)&round_vecs, (void *)&scratch, (void *)&result};
+    cudaError_t e = cudaLaunchKernel(k, dim3((unsigned)l->grid), dim3(512u), args, 0, l->stream);
+    if (e != cudaSuccess)
+        return e;
+    return cudaGetLastError();
+}

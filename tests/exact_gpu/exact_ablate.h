@@ -1,0 +1,25 @@
+/*
+ * exact_ablate.h - the test-only ablation instances of the exact kernel
+ * (exact_ablate.cu): variant i (0 <= i < count) puts back the earlier design
+ * of one part; f32 and f64 sum, 3 terms, blocks of 512 threads.
+ */
+#ifndef GR_TEST_EXACT_ABLATE_H
+#define GR_TEST_EXACT_ABLATE_H
+
+#include "gr_exact_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int gr_test_exact_ablate_count(void);
+const char *gr_test_exact_ablate_name(int i);
+cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm);
+/* l: as for gr_cuda_launch_reduce_exact, with op GR_C_SUM and block 512 */
+cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GR_TEST_EXACT_ABLATE_H */
