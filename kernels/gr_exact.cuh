@@ -151,8 +151,10 @@ struct gr_xsuper {
     int *hi;
 };
 
-/* Add a finite double exactly to a superaccumulator. */
-__device__ __forceinline__ void gr_super_add(gr_xsuper acc, double x)
+/* Add a finite double exactly to a superaccumulator. Out of line: it is the
+ * rare path (flushes), and inlined at every call site of every unrolled body
+ * it multiplied the kernels' code and compile time several times over. */
+__device__ __noinline__ void gr_super_add(gr_xsuper acc, double x)
 {
     const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
     int bexp = (int)((bits >> 52) & 0x7FF);
@@ -674,27 +676,21 @@ __global__ void __launch_bounds__(BLOCK, (F & GR_XF_OCC1024) ? 1024 / BLOCK : 1)
             for (; i < hi; i += nthreads)
                 gr_x_vec<OP>(st, gr_ldg(v + i));
         } else {
-            /* U loads in flight before any is used; the last < U vectors as
-             * one predicated batch (one round trip, not one per vector) */
+            /* U loads in flight before any is used; the round's last batch is
+             * predicated (one round trip for the < U vectors left, not one
+             * each), in the same loop so the body is compiled once */
             const int U = 8;
-            for (; i + (U - 1) * nthreads < hi; i += U * nthreads) {
+            for (; i < hi; i += U * nthreads) {
                 vec_t x[U];
 #pragma unroll
                 for (int u = 0; u < U; ++u)
-                    x[u] = gr_ldg(v + i + u * nthreads);
+                    if (i + u * nthreads < hi)
+                        x[u] = gr_ldg(v + i + u * nthreads);
 #pragma unroll
                 for (int u = 0; u < U; ++u)
-                    gr_x_vec<OP>(st, x[u]);
+                    if (i + u * nthreads < hi)
+                        gr_x_vec<OP>(st, x[u]);
             }
-            vec_t x[U - 1];
-#pragma unroll
-            for (int u = 0; u < U - 1; ++u)
-                if (i + u * nthreads < hi)
-                    x[u] = gr_ldg(v + i + u * nthreads);
-#pragma unroll
-            for (int u = 0; u < U - 1; ++u)
-                if (i + u * nthreads < hi)
-                    gr_x_vec<OP>(st, x[u]);
         }
         if (first) {
             for (uint64_t j = t; j < head; j += nthreads)
