@@ -154,7 +154,7 @@ struct gr_xsuper {
 /* Add a finite double exactly to a superaccumulator. Out of line: it is the
  * rare path (flushes), and inlined at every call site of every unrolled body
  * it multiplied the kernels' code and compile time several times over. */
-__device__ __noinline__ void gr_super_add(gr_xsuper acc, double x)
+static __device__ __noinline__ void gr_super_add(gr_xsuper acc, double x)
 {
     const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
     int bexp = (int)((bits >> 52) & 0x7FF);
