@@ -17,7 +17,7 @@
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
 # GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
-# sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows),
+# sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes,
 # memcheck-backend, memcheck-exact. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
@@ -102,9 +102,9 @@ want bench && want bench-half && step "bench f16 bf16 f32" 90 "$OUT/bench-more.t
 grep -E " (tuned|stats|exact) " "$OUT/bench-more.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
 # the small sizes in the regime of issue 3's CUB figures (launch-bound, data in L2), same rows
 BR=$OUT/bench-regimes.txt
-want bench && step "bench small, --timing launch --cache hot" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
+want bench && want bench-regimes && step "bench small, --timing launch --cache hot" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
     --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch --cache hot
-want bench && step "bench small, --timing launch (cold)" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
+want bench && want bench-regimes && step "bench small, --timing launch (cold)" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
     --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch
 # exact mode against CUB's reproducible sum (issue 5), when the cub-g2g rows are built
 if $MPIRUN -np 1 "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then

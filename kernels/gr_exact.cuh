@@ -71,18 +71,20 @@
 /* High word of 2^960: terms at or above it bypass the expansion. */
 #define GR_X_BIG_HI 0x7BF00000u
 #define GR_X_NEGZERO 0x8000000000000000ull
+/* Vectors per thread per batch (loads in flight): 4 keeps the kernel within
+ * 64 registers, so 1024 threads fit an SM (__launch_bounds__ below). */
+#define GR_EXACT_BATCH 4
 
 /*
  * Ablation flags of gr_exact_kernel (test builds only; production is 0, and
  * every flag gives the same result bits). Each restores the earlier design of
  * one part, so the bench can price that part (tests/exact_gpu/exact_ablate.cu):
  */
-#define GR_XF_EAGER 1      /* every expansion stage for every term (gr_fpe_add without LAZY) */
-#define GR_XF_LOAD4 2      /* 4 loads in flight per thread, the remainder one at a time */
-#define GR_XF_FULLMERGE 4  /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
-#define GR_XF_LASTCARRY 8  /* the carry step after the last round even when the bound makes it unneeded */
-#define GR_XF_FENCES 16    /* __threadfence in every thread before the ticket, __threadfence_system at the end */
-#define GR_XF_OCC1024 32   /* registers capped for 1024 resident threads per SM (__launch_bounds__ minimum) */
+#define GR_XF_EAGER 1     /* batch: every expansion stage for every term (no zero tests) */
+#define GR_XF_PERVEC 2    /* no batches: each vector through its own cascade, the remainder one at a time */
+#define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
+#define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
+#define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -104,24 +106,13 @@ __device__ __forceinline__ double gr_two_sum(double a, double b, double &err)
     return s;
 }
 
-/*
- * Add x to the expansion; returns the residual it could not hold (often 0).
- * LAZY: a stage whose input is 0 is skipped, since TwoSum(a, 0) = (a, 0)
- * leaves the state as it is (up to the sign of a zero a[i], i >= 1, which no
- * result reads): the same state as the full cascade, for the cost of a
- * compare. On data whose bits fit the first terms (uniform f32: a[0] alone;
- * uniform f64: a[0] and a[1]) the later stages are never run.
- */
-template <int K, int LAZY = 1>
+/* Add x to the expansion; returns the residual it could not hold (often 0). */
+template <int K>
 __device__ __forceinline__ double gr_fpe_add(double (&a)[K], double x)
 {
-    a[0] = gr_two_sum(a[0], x, x);
 #pragma unroll
-    for (int i = 1; i < K; ++i) {
-        if (LAZY && x == 0.0)
-            return 0.0;
+    for (int i = 0; i < K; ++i)
         a[i] = gr_two_sum(a[i], x, x);
-    }
     return x;
 }
 
@@ -151,10 +142,8 @@ struct gr_xsuper {
     int *hi;
 };
 
-/* Add a finite double exactly to a superaccumulator. Out of line: it is the
- * rare path (flushes), and inlined at every call site of every unrolled body
- * it multiplied the kernels' code and compile time several times over. */
-static __device__ __noinline__ void gr_super_add(gr_xsuper acc, double x)
+/* Add a finite double exactly to a superaccumulator. */
+__device__ __forceinline__ void gr_super_add(gr_xsuper acc, double x)
 {
     const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
     int bexp = (int)((bits >> 52) & 0x7FF);
@@ -208,13 +197,6 @@ __device__ __forceinline__ void gr_x_reset(gr_xthread<K, F> &st)
         st.a[i] = 0.0;
 }
 
-/* x into this thread's expansion (lazy unless ablated); the residual. */
-template <int K, int F>
-__device__ __forceinline__ double gr_x_fpe(gr_xthread<K, F> &st, double x)
-{
-    return gr_fpe_add<K, !(F & GR_XF_EAGER)>(st.a, x);
-}
-
 template <int K, int F>
 __device__ __forceinline__ void gr_x_flush(gr_xthread<K, F> &st, double r)
 {
@@ -241,7 +223,7 @@ __device__ __forceinline__ void gr_x_add_checked(gr_xthread<K, F> &st, double t)
         ++st.cnt[3];
         gr_super_add(st.acc, t);
     } else {
-        gr_x_flush(st, gr_x_fpe(st, t));
+        gr_x_flush(st, gr_fpe_add(st.a, t));
     }
 }
 
@@ -290,8 +272,8 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, double2 v)
         gr_x_add_checked(st, y);
         return;
     }
-    const double r0 = gr_x_fpe(st, x);
-    const double r1 = gr_x_fpe(st, y);
+    const double r0 = gr_fpe_add(st.a, x);
+    const double r1 = gr_fpe_add(st.a, y);
     if (__builtin_expect(r0 != 0.0 || r1 != 0.0, 0)) {
         gr_x_flush(st, r0);
         gr_x_flush(st, r1);
@@ -327,10 +309,10 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
             gr_x_add_checked(st, __dmul_rn(d3, d3));
             return;
         }
-        const double r0 = gr_x_fpe(st, __dmul_rn(d0, d0));
-        const double r1 = gr_x_fpe(st, __dmul_rn(d1, d1));
-        const double r2 = gr_x_fpe(st, __dmul_rn(d2, d2));
-        const double r3 = gr_x_fpe(st, __dmul_rn(d3, d3));
+        const double r0 = gr_fpe_add(st.a, __dmul_rn(d0, d0));
+        const double r1 = gr_fpe_add(st.a, __dmul_rn(d1, d1));
+        const double r2 = gr_fpe_add(st.a, __dmul_rn(d2, d2));
+        const double r3 = gr_fpe_add(st.a, __dmul_rn(d3, d3));
         if (__builtin_expect(r0 != 0.0 || r1 != 0.0 || r2 != 0.0 || r3 != 0.0, 0)) {
             gr_x_flush(st, r0);
             gr_x_flush(st, r1);
@@ -348,7 +330,7 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
         return;
     }
     const double q = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact */
-    gr_x_flush(st, gr_x_fpe(st, q));
+    gr_x_flush(st, gr_fpe_add(st.a, q));
 }
 
 /*
@@ -387,7 +369,7 @@ __device__ __forceinline__ void gr_x_vec8(gr_xthread<K, F> &st, float4 lo, float
                 d[j] = (double)__uint_as_float(u[j]);
             const double q = __dadd_rn(__dadd_rn(__dadd_rn(d[0], d[1]), __dadd_rn(d[2], d[3])),
                                        __dadd_rn(__dadd_rn(d[4], d[5]), __dadd_rn(d[6], d[7]))); /* exact */
-            gr_x_flush(st, gr_x_fpe(st, q));
+            gr_x_flush(st, gr_fpe_add(st.a, q));
             return;
         }
     }
@@ -407,6 +389,165 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, gr_bf16x8 v)
     float4 lo, hi;
     gr_widen8(v, lo, hi);
     gr_x_vec8<OP>(st, lo, hi, 42u << 23);
+}
+
+/* ---- batches: the body's fast path ---------------------------------------- */
+
+/*
+ * The expansion terms of one 16-byte vector on the batch path, T per vector;
+ * false sends the vector through gr_x_vec instead (a NaN, an Inf, a term of
+ * 2^960 or more, or f32/half values whose exponents are too far apart for the
+ * exact pre-add; f16/bf16 sumsq always).
+ */
+template <typename V, int OP>
+struct gr_xterms;
+template <int OP>
+struct gr_xterms<double2, OP> {
+    enum { T = 2 };
+    static __device__ __forceinline__ bool get(double2 v, double *t)
+    {
+        t[0] = gr_x_term<OP>(v.x);
+        t[1] = gr_x_term<OP>(v.y);
+        const unsigned int hx = (unsigned int)__double2hiint(t[0]) & 0x7FFFFFFFu;
+        const unsigned int hy = (unsigned int)__double2hiint(t[1]) & 0x7FFFFFFFu;
+        return max(hx, hy) < GR_X_BIG_HI;
+    }
+};
+template <int OP>
+struct gr_xterms<float4, OP> {
+    enum { T = OP == GR_C_SUMSQ ? 4 : 1 };
+    static __device__ __forceinline__ bool get(float4 v, double *t)
+    {
+        unsigned int u0 = __float_as_uint(v.x), u1 = __float_as_uint(v.y);
+        unsigned int u2 = __float_as_uint(v.z), u3 = __float_as_uint(v.w);
+        if (OP == GR_C_ABSSUM) {
+            u0 &= 0x7FFFFFFFu;
+            u1 &= 0x7FFFFFFFu;
+            u2 &= 0x7FFFFFFFu;
+            u3 &= 0x7FFFFFFFu;
+        }
+        const unsigned int e0 = u0 & 0x7F800000u, e1 = u1 & 0x7F800000u;
+        const unsigned int e2 = u2 & 0x7F800000u, e3 = u3 & 0x7F800000u;
+        const unsigned int emax = max(max(e0, e1), max(e2, e3));
+        const double d0 = (double)__uint_as_float(u0), d1 = (double)__uint_as_float(u1);
+        const double d2 = (double)__uint_as_float(u2), d3 = (double)__uint_as_float(u3);
+        if (OP == GR_C_SUMSQ) { /* squares of finite floats: exact, below 2^256 */
+            t[0] = __dmul_rn(d0, d0);
+            t[1] = __dmul_rn(d1, d1);
+            t[2] = __dmul_rn(d2, d2);
+            t[3] = __dmul_rn(d3, d3);
+            return emax < 0x7F800000u;
+        }
+        const unsigned int emin = min(min(e0, e1), min(e2, e3));
+        t[0] = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact when the check passes (gr_x_vec) */
+        return emax - emin <= (27u << 23) && emax < 0x7F800000u;
+    }
+};
+/* eight halves: their exact f64 sum under gr_x_vec8's rule (max_span: f16 any, bf16 42) */
+template <int OP>
+__device__ __forceinline__ bool gr_xterms_half(float4 lo, float4 hi, unsigned int max_span, double *t)
+{
+    if (OP == GR_C_SUMSQ)
+        return false;
+    unsigned int u[8] = {__float_as_uint(lo.x), __float_as_uint(lo.y), __float_as_uint(lo.z), __float_as_uint(lo.w),
+                         __float_as_uint(hi.x), __float_as_uint(hi.y), __float_as_uint(hi.z), __float_as_uint(hi.w)};
+    unsigned int emax = 0u, emin = 0x7F800000u;
+    double d[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        if (OP == GR_C_ABSSUM)
+            u[j] &= 0x7FFFFFFFu;
+        const unsigned int e = u[j] & 0x7F800000u;
+        emax = max(emax, e);
+        emin = min(emin, e);
+        d[j] = (double)__uint_as_float(u[j]);
+    }
+    t[0] = __dadd_rn(__dadd_rn(__dadd_rn(d[0], d[1]), __dadd_rn(d[2], d[3])),
+                     __dadd_rn(__dadd_rn(d[4], d[5]), __dadd_rn(d[6], d[7])));
+    return emax < 0x7F800000u && emax - emin <= max_span;
+}
+template <int OP>
+struct gr_xterms<gr_f16x8, OP> {
+    enum { T = 1 };
+    static __device__ __forceinline__ bool get(gr_f16x8 v, double *t)
+    {
+        float4 lo, hi;
+        gr_widen8(v, lo, hi);
+        return gr_xterms_half<OP>(lo, hi, 0xFFFFFFFFu, t);
+    }
+};
+template <int OP>
+struct gr_xterms<gr_bf16x8, OP> {
+    enum { T = 1 };
+    static __device__ __forceinline__ bool get(gr_bf16x8 v, double *t)
+    {
+        float4 lo, hi;
+        gr_widen8(v, lo, hi);
+        return gr_xterms_half<OP>(lo, hi, 42u << 23, t);
+    }
+};
+
+/* A vector of -0.0: the identity of every op's batch (its terms are -0.0 or
+ * +0.0 and the pre-add checks pass), for the slots past the end of a round. */
+__device__ __forceinline__ void gr_x_pad(float4 &v) { v = make_float4(-0.0f, -0.0f, -0.0f, -0.0f); }
+__device__ __forceinline__ void gr_x_pad(double2 &v) { v = make_double2(-0.0, -0.0); }
+__device__ __forceinline__ void gr_x_pad(gr_f16x8 &v) { v.u = make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u); }
+__device__ __forceinline__ void gr_x_pad(gr_bf16x8 &v) { v.u = make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u); }
+
+/*
+ * B vectors at once. When every vector passes gr_xterms, their N = B T terms
+ * go through the expansion stage by stage: N TwoSums into a[0], then, only if
+ * some error is nonzero, N into a[1], and so on; the residuals left after a[K-1]
+ * are flushed. Straight-line code within a stage (N independent error terms
+ * for the scheduler), and a zero test per stage and batch rather than per
+ * term, so data whose bits fit a[0] (uniform f32) or a[0..1] (uniform f64)
+ * skips the later stages without a branch per element. Each step is an
+ * error-free TwoSum, so sum(a) + flushed stays the exact total whatever the
+ * order: the state differs from a term-by-term cascade's, its value does not.
+ * Otherwise it returns false with the state untouched, and the caller sends
+ * each vector through gr_x_vec (from memory again, in a loop that is not
+ * unrolled: one copy of the slow path, and no registers held for it in the
+ * fast one). Padding slots (gr_x_pad) add -0.0 or
+ * +0.0: the value is unchanged, and a -0.0 a[0] stays -0.0 (sum); for abssum
+ * and sumsq every term is >= +0.0, so a batch with one real vector has already
+ * made a[0] non-negative-zero.
+ */
+template <int OP, int K, int F, typename V, int B>
+__device__ __forceinline__ bool gr_x_batch(gr_xthread<K, F> &st, const V (&x)[B])
+{
+    typedef gr_xterms<V, OP> X;
+    const int N = B * X::T;
+    double t[N];
+    bool ok = true;
+#pragma unroll
+    for (int j = 0; j < B; ++j)
+        ok &= X::get(x[j], t + j * X::T);
+    if (__builtin_expect(!ok, 0))
+        return false; /* the caller sends each vector through gr_x_vec */
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        if (i > 0 && !(F & GR_XF_EAGER)) {
+            bool any = false;
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+                any |= t[j] != 0.0;
+            if (!any)
+                return;
+        }
+#pragma unroll
+        for (int j = 0; j < N; ++j)
+            st.a[i] = gr_two_sum(st.a[i], t[j], t[j]);
+    }
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        any |= t[j] != 0.0;
+    if (__builtin_expect(any, 0)) {
+#pragma unroll
+        for (int j = 0; j < N; ++j)
+            gr_x_flush(st, t[j]);
+    }
+    return true;
 }
 
 /* ---- warp and block layers ---------------------------------------------- */
@@ -447,7 +588,7 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
             if (lane < off) {
 #pragma unroll
                 for (int j = 0; j < K; ++j)
-                    gr_x_flush(st, gr_x_fpe(st, b[j]));
+                    gr_x_flush(st, gr_fpe_add(st.a, b[j]));
             }
         }
         if (lane == 0) {
@@ -617,7 +758,7 @@ struct gr_xvec<__nv_bfloat16> {
  * F: ablation flags (GR_XF_*), 0 in every build but the tests'.
  */
 template <int BLOCK, typename T, int OP, int K, int F = 0>
-__global__ void __launch_bounds__(BLOCK, (F & GR_XF_OCC1024) ? 1024 / BLOCK : 1)
+__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, gr_exact_scratch_t *g,
                     gr_exact_result_t *result)
 {
@@ -662,7 +803,7 @@ __global__ void __launch_bounds__(BLOCK, (F & GR_XF_OCC1024) ? 1024 / BLOCK : 1)
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
         uint64_t i = lo + t;
-        if (F & GR_XF_LOAD4) {
+        if (F & GR_XF_PERVEC) {
             for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
                 const vec_t a = gr_ldg(v + i);
                 const vec_t b = gr_ldg(v + i + nthreads);
@@ -676,20 +817,26 @@ __global__ void __launch_bounds__(BLOCK, (F & GR_XF_OCC1024) ? 1024 / BLOCK : 1)
             for (; i < hi; i += nthreads)
                 gr_x_vec<OP>(st, gr_ldg(v + i));
         } else {
-            /* U loads in flight before any is used; the round's last batch is
-             * predicated (one round trip for the < U vectors left, not one
-             * each), in the same loop so the body is compiled once */
-            const int U = 8;
+            /* U loads in flight before any is used, then one batch; the
+             * round's last batch is padded (one round trip for the < U
+             * vectors left, not one each), in the same loop so the body is
+             * compiled once */
+            const int U = GR_EXACT_BATCH;
             for (; i < hi; i += U * nthreads) {
                 vec_t x[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u)
+                for (int u = 0; u < U; ++u) {
                     if (i + u * nthreads < hi)
                         x[u] = gr_ldg(v + i + u * nthreads);
-#pragma unroll
-                for (int u = 0; u < U; ++u)
-                    if (i + u * nthreads < hi)
-                        gr_x_vec<OP>(st, x[u]);
+                    else
+                        gr_x_pad(x[u]);
+                }
+                if (__builtin_expect(!gr_x_batch<OP>(st, x), 0)) {
+#pragma unroll 1
+                    for (int u = 0; u < U; ++u)
+                        if (i + u * nthreads < hi)
+                            gr_x_vec<OP>(st, gr_ldg(v + i + u * nthreads));
+                }
             }
         }
         if (first) {

@@ -11,47 +11,34 @@
 
 #include "exact_ablate.h"
 
-/* every flag: the kernel before the 2026-12 round (docs/EXACT.md) */
-#define GR_XF_OLD (GR_XF_EAGER | GR_XF_LOAD4 | GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES | GR_XF_OCC1024)
+/* every flag: the kernel before the 2026-11-30 round (docs/EXACT.md) */
+#define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES)
+#define GR_XF_OLD (GR_XF_EAGER | GR_XF_PERVEC | GR_XF_END)
+
+#define GR_ABLATE_CASE(F)                                                                                              \
+    case F:                                                                                                            \
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, F>;
 
 template <typename T>
 static const void *ablate_kernel(int flags)
 {
     switch (flags) {
-    case GR_XF_EAGER:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_EAGER>;
-    case GR_XF_LOAD4:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_LOAD4>;
-    case GR_XF_FULLMERGE:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_FULLMERGE>;
-    case GR_XF_LASTCARRY:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_LASTCARRY>;
-    case GR_XF_FENCES:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_FENCES>;
-    case GR_XF_OCC1024:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_OCC1024>;
-    case GR_XF_LOAD4 | GR_XF_OCC1024:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_LOAD4 | GR_XF_OCC1024>;
-    case GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES>;
-    case GR_XF_OLD:
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, GR_XF_OLD>;
+        GR_ABLATE_CASE(GR_XF_EAGER)
+        GR_ABLATE_CASE(GR_XF_PERVEC)
+        GR_ABLATE_CASE(GR_XF_FULLMERGE)
+        GR_ABLATE_CASE(GR_XF_LASTCARRY)
+        GR_ABLATE_CASE(GR_XF_FENCES)
+        GR_ABLATE_CASE(GR_XF_END)
+        GR_ABLATE_CASE(GR_XF_OLD)
     default:
         return 0;
     }
 }
 
-static const int k_flags[] = {GR_XF_EAGER,
-                              GR_XF_LOAD4,
-                              GR_XF_FULLMERGE,
-                              GR_XF_LASTCARRY,
-                              GR_XF_FENCES,
-                              GR_XF_OCC1024,
-                              GR_XF_LOAD4 | GR_XF_OCC1024,
-                              GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES,
-                              GR_XF_OLD};
-static const char *const k_names[] = {"eager cascade", "4 loads in flight", "full KxK merge", "carry after last",
-                                      "fences",        "1024 threads/SM",   "4 loads, 1024 thr/SM",   "end: all three",    "all (the old kernel)"};
+static const int k_flags[] = {GR_XF_EAGER,  GR_XF_PERVEC, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
+                              GR_XF_FENCES, GR_XF_END,    GR_XF_OLD};
+static const char *const k_names[] = {"eager stages",     "per-vector cascade", "full KxK merge", "carry after last",
+                                      "fences",           "end: all three",     "all (the old kernel)"};
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
