@@ -532,7 +532,7 @@ __device__ __forceinline__ bool gr_x_batch(gr_xthread<K, F> &st, const V (&x)[B]
             for (int j = 0; j < N; ++j)
                 any |= t[j] != 0.0;
             if (!any)
-                return;
+                return true;
         }
 #pragma unroll
         for (int j = 0; j < N; ++j)

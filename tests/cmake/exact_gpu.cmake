@@ -8,7 +8,7 @@ if(GR_WITH_CUDA)
   # test-only ablation instances of the exact kernel (--bench prices each part)
   add_library(gr_exact_ablate OBJECT ${GR_TEST_DIR}/exact_gpu/exact_ablate.cu)
   target_include_directories(gr_exact_ablate PRIVATE ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/src)
-  target_compile_options(gr_exact_ablate PRIVATE -Xcompiler=-Wall -lineinfo)
+  target_compile_options(gr_exact_ablate PRIVATE -Xcompiler=-Wall -lineinfo --Werror=all-warnings)
   set_target_properties(gr_exact_ablate PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
   target_link_libraries(test_exact_gpu PRIVATE gr_exact_ablate CUDA::cudart Threads::Threads)
 
