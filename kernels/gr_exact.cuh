@@ -16,8 +16,13 @@
  *         state of the same values.
  *         Non-finite terms are counted, not added; terms of magnitude >= 2^960
  *         go straight to the superaccumulator so no TwoSum can overflow.
- * warp:   at the end of a round the 32 expansions are merged exactly (tree of
- *         TwoSum cascades, residuals flushed) and lane 0 flushes the result.
+ *         The body reads GR_EXACT_BATCH vectors per thread at once; when all
+ *         of them are ordinary (gr_xterms) their terms enter the expansion
+ *         stage by stage with one zero test per stage (gr_x_batch), else each
+ *         vector takes the term-by-term path above (gr_x_vec).
+ * warp:   at the end of a round the 32 expansions are merged exactly (a[2..K)
+ *         flushed, then a shuffle tree over (a[0], a[1]), three TwoSums a
+ *         level, residuals flushed) and lane 0 flushes the result.
  * block:  one superaccumulator of 70 int64 limbs per warp, in shared memory,
  *         limb k holding 32-bit digits at 2^(32k - 1088) as in gr_xacc_t; a
  *         finite double m 2^e adds to three limbs. Each limb is two 32-bit
@@ -26,8 +31,9 @@
  *         never matters.
  * grid:   each block adds its limbs to one global accumulator with 64-bit
  *         integer atomics (order-free: deterministic for any grid), takes a
- *         ticket, and the last block moves the accumulator to mapped host
- *         memory and zeroes it for the next launch.
+ *         ticket (one acq_rel fetch_add, gr_sync.cuh), and the last block moves
+ *         the accumulator to mapped host memory and zeroes it for the next
+ *         launch.
  *
  * Capacity (the proof; docs/EXACT.md restates it). An int64 limb holding
  * digits < 2^32 overflows only after more than 2^31 additions. The kernel
@@ -37,13 +43,16 @@
  * head/tail elements in round 0. Within a round a
  * limb of a warp receives at most one addition per element (each element is
  * flushed at most once: either directly, or as its cascade's residual), plus
- * at most 31 K + K from the end-of-round merge: < 2^28 + 2^7 additions, each
- * of magnitude < 2^32. At the end of every round the block renormalises its
- * limbs in one parallel carry step (limb[k] = (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which
- * leaves every limb in [-2^31, 2^32 + 2^31). So a limb never exceeds
- * 2^33 + 2^60 < 2^63 in magnitude, for any n: the capacity is the 64-bit
- * element count. At the end a block adds its <= 16 warps' limbs (< 2^38) and
- * at most GR_EXACT_GRID_MAX = 2^20 blocks add those (< 2^58 < 2^59).
+ * fewer than GR_X_MERGE_FLUSHES = 2^11 from the end-of-round merge: < 2^28 +
+ * 2^11 additions, each of magnitude < 2^32. At the end of every round the
+ * block renormalises its limbs in one parallel carry step (limb[k] =
+ * (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which leaves every limb in
+ * [-2^31, 2^32 + 2^31). So a limb never exceeds 2^33 + 2^60 < 2^63 in
+ * magnitude, for any n: the capacity is the 64-bit element count. At the end
+ * a block adds its <= 16 warps' limbs (< 2^38) and at most GR_EXACT_GRID_MAX =
+ * 2^20 blocks add those (< 2^58 < 2^59). The carry step after the last round
+ * is skipped only when gr_x_last_carry_free proves the same 2^59 bound
+ * without it.
  * Overflow of the expansion: a round gives a thread at most 2^19 terms of
  * magnitude < 2^960, and a warp merges 32 of them, so every expansion term
  * and every TwoSum intermediate stays below 2^984 (1 + 2^-30), far from
@@ -81,7 +90,7 @@
  * one part, so the bench can price that part (tests/exact_gpu/exact_ablate.cu):
  */
 #define GR_XF_EAGER 1     /* batch: every expansion stage for every term (no zero tests) */
-#define GR_XF_PERVEC 2    /* no batches: each vector through its own cascade, the remainder one at a time */
+#define GR_XF_OTHERBODY 2 /* the body gr_xbody does not pick for the element type (batched <-> per vector) */
 #define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
 #define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
 #define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
@@ -746,6 +755,23 @@ struct gr_xvec<__nv_bfloat16> {
     typedef gr_bf16x8 type;
 };
 
+/*
+ * The body each element type takes, measured on the H200 (docs/EXACT.md,
+ * test_exact_gpu --bench): f32 each vector through its own cascade (its quad
+ * pre-add already leaves one term per vector; the batch was 7% slower at 2^24
+ * elements, level at 2^30, and 30% slower on wide-range data, where many
+ * batches fail gr_xterms); f64 and the halves in batches (f64: 4-8% faster at
+ * 2^24 and 2^30 on uniform data).
+ */
+template <typename T>
+struct gr_xbody {
+    enum { batched = 1 };
+};
+template <>
+struct gr_xbody<float> {
+    enum { batched = 0 };
+};
+
 /* ---- grid layer: the kernel ------------------------------------------------ */
 
 /*
@@ -803,7 +829,8 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
         uint64_t i = lo + t;
-        if (F & GR_XF_PERVEC) {
+        const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
+        if (!batched) {
             for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
                 const vec_t a = gr_ldg(v + i);
                 const vec_t b = gr_ldg(v + i + nthreads);
