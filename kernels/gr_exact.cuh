@@ -760,8 +760,8 @@ struct gr_xvec<__nv_bfloat16> {
  * test_exact_gpu --bench): f32 each vector through its own cascade (its quad
  * pre-add already leaves one term per vector; batches were 3-7% slower at
  * 2^24 elements, level at 2^30, and ~45% slower on wide-range data, where many
- * batches fail gr_xterms); f64 and the halves in batches (f64: 5-20% faster
- * at 2^24 and 2^30 on uniform data).
+ * batches fail gr_xterms); f64 and the halves in batches (f64: 1-20% faster
+ * at 2^24 and 2^30 on uniform data, over four runs).
  */
 template <typename T>
 struct gr_xbody {
