@@ -52,3 +52,25 @@ configure_args() {
             -DGR_GMP_LIBRARY=gmp-not-installed)
     fi
 }
+
+# clocks_summary CSV: one line from `nvidia-smi --query-gpu=timestamp,index,clocks.sm,
+# clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader,
+# nounits` samples: SM clock and power range, and how many samples had the software power
+# cap (0x4), a hardware slowdown (0x8, 0x40, 0x80) or the thermal limit (0x20) active.
+clocks_summary() {
+    awk -F', *' '
+        NF >= 7 && $3 ~ /^[0-9]+$/ {
+            n++; sm = $3 + 0; w = $5 + 0
+            h = toupper($7); r = 16 * (index("0123456789ABCDEF", substr(h, length(h) - 1, 1)) - 1) + \
+                index("0123456789ABCDEF", substr(h, length(h), 1)) - 1 # low byte of the reasons (POSIX awk)
+            if (n == 1 || sm < smin) smin = sm; if (sm > smax) smax = sm
+            if (n == 1 || w < wmin) wmin = w; if (w > wmax) wmax = w
+            if (int(r / 4) % 2) cap++
+            if (int(r / 8) % 2 || int(r / 64) % 2 || int(r / 128) % 2) hw++
+            if (int(r / 32) % 2) th++
+        }
+        END {
+            if (n == 0) { print "      clocks: no samples"; exit }
+            printf "      clocks: %d samples, SM %d-%d MHz, %.0f-%.0f W; power cap active in %d, hw slowdown in %d, thermal in %d\n", n, smin, smax, wmin, wmax, cap, hw, th
+        }' "$1"
+}

@@ -84,6 +84,16 @@ else
 fi
 
 # ---- 4. the benchmark (one GPU) -------------------------------------------------------------
+# the board's clocks, power and clock-event reasons every 200 ms while the benchmark runs:
+# rows at 2^30 move by 5-10% with its power state (docs/EXACT.md), so every run records it
+# (summary line below; the samples are appended to system.txt)
+CLOCKS=$OUT/.clocks.csv
+CLOCKS_PID=
+if want bench && command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+        --format=csv,noheader,nounits -lms 200 >"$CLOCKS" 2>/dev/null &
+    CLOCKS_PID=$!
+fi
 B=$OUT/bench.txt
 LADDER=${GR_CHECK_LADDER:-v7,v8}   # "v0,v1,...,v8" for the whole seed ladder (unchanged since 2026-11-29)
 # the exact kernel's parts priced one by one (test-only ablation instances, same run, same bits)
@@ -112,6 +122,13 @@ if $MPIRUN -np 1 "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
         --dtype f32,f64 --variants cub,cub-g2g,cub-g2g-f32,tuned,exact
 else
     note "note: cub-g2g rows not built (no .cccl/include carried)"
+fi
+
+if [ -n "$CLOCKS_PID" ]; then
+    kill "$CLOCKS_PID" 2>/dev/null; wait "$CLOCKS_PID" 2>/dev/null
+    clocks_summary "$CLOCKS" | tee -a "$SUMMARY"
+    { echo "== clocks during the benchmark (timestamp, gpu, sm MHz, mem MHz, W, C, reasons)"; cat "$CLOCKS"; } >>"$OUT/system.txt"
+    rm -f "$CLOCKS"
 fi
 
 # ---- 4b. the input pipeline (issue 6): a 4 GiB f32 .npy in the page cache (/dev/shm) ----------------
