@@ -43,7 +43,7 @@
  * head/tail elements in round 0. Within a round a
  * limb of a warp receives at most one addition per element (each element is
  * flushed at most once: either directly, or as its cascade's residual), plus
- * fewer than GR_X_MERGE_FLUSHES = 2^11 from the end-of-round merge: < 2^28 +
+ * fewer than GR_EXACT_MERGE_FLUSHES = 2^11 from the end-of-round merge: < 2^28 +
  * 2^11 additions, each of magnitude < 2^32. At the end of every round the
  * block renormalises its limbs in one parallel carry step (limb[k] =
  * (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which leaves every limb in
@@ -51,8 +51,8 @@
  * magnitude, for any n: the capacity is the 64-bit element count. At the end
  * a block adds its <= 16 warps' limbs (< 2^38) and at most GR_EXACT_GRID_MAX =
  * 2^20 blocks add those (< 2^58 < 2^59). The carry step after the last round
- * is skipped only when gr_x_last_carry_free proves the same 2^59 bound
- * without it.
+ * is skipped only when gr_exact_last_carry_free (gr_exact_bound.h) proves the
+ * same 2^59 bound without it.
  * Overflow of the expansion: a round gives a thread at most 2^19 terms of
  * magnitude < 2^960, and a warp merges 32 of them, so every expansion term
  * and every TwoSum intermediate stays below 2^984 (1 + 2^-30), far from
@@ -72,6 +72,7 @@
 
 #include <stdint.h>
 
+#include "gr_exact_bound.h"
 #include "gr_exact_kernels.h"
 #include "gr_sync.cuh"
 #include "gr_vec.cuh"
@@ -561,16 +562,11 @@ __device__ __forceinline__ bool gr_x_batch(gr_xthread<K, F> &st, const V (&x)[B]
 
 /* ---- warp and block layers ---------------------------------------------- */
 
-/* Flushes one lane makes in an end-of-round merge, times 32, rounded up: the
- * two-term merge makes at most (K - 2) + 2 x 5 + 2, the full one (ablation)
- * 5 K^2 + K <= 48; either way a warp's limb takes fewer than this many. */
-#define GR_X_MERGE_FLUSHES 2048u
-
 /*
  * End of a round: merge the warp's expansions exactly into lane 0 (residuals
  * flushed), lane 0 flushes the merged expansion, every thread restarts from
  * -0.0, and, when `carry`, the block renormalises its limbs (the caller may
- * skip that after its last round when the bound of gr_x_last_carry_free
+ * skip that after its last round when the bound of gr_exact_last_carry_free
  * holds). Every thread of the block calls it (it contains __syncthreads and
  * full-mask shuffles).
  *
@@ -665,25 +661,6 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
             gr_limb_set(s_lo, s_hi, idx, nv[p]);
     }
     __syncthreads();
-}
-
-/*
- * Whether the carry step after the last round may be skipped: that round
- * gives a thread at most `vecs` vectors of `per_vec` elements, so a warp's
- * limb takes at most A = 32 vecs per_vec + 2 per_vec (head and tail) +
- * GR_X_MERGE_FLUSHES additions below 2^32 on top of a normalised value
- * (|limb| < 2^33): |limb| < 2^32 (A + 2). The block sums at most 16 warps and
- * the grid `blocks` blocks, so the result's limbs stay below 2^59 (the bound
- * gr_exact_result_t promises) when blocks (A + 2) < 2^23. True for one-round
- * launches up to a few 10^8 elements: the carry step then runs only where
- * its cost is hidden by long rounds.
- */
-__device__ __forceinline__ bool gr_x_last_carry_free(uint64_t vecs, uint64_t per_vec, unsigned int blocks)
-{
-    if (vecs > (1ull << 23))
-        return false;
-    const uint64_t A = 32u * vecs * per_vec + 2u * per_vec + GR_X_MERGE_FLUSHES;
-    return (uint64_t)blocks * (A + 2u) < (1ull << 23);
 }
 
 /*
@@ -873,7 +850,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
                 gr_x_scalar<OP>(st, in[j]);
         }
         const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) ||
-                           !gr_x_last_carry_free((hi - lo + nthreads - 1) / nthreads, VEC, gridDim.x);
+                           !gr_exact_last_carry_free((hi - lo + nthreads - 1) / nthreads, VEC, gridDim.x);
         lo = hi;
         gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt, carry);
     }

@@ -8,6 +8,12 @@ foreach(t generators shard parse_size desc_validate term_i partial)
   set_tests_properties(unit_${t} PROPERTIES LABELS unit TIMEOUT 60 SKIP_RETURN_CODE ${GR_SKIP_CODE})
 endforeach()
 
+# the exact kernel's last-round carry bound (kernels/gr_exact_bound.h, plain C)
+gr_test_exe(unit_exact_bound SOURCES ${GR_TEST_DIR}/unit/test_exact_bound.c)
+target_include_directories(unit_exact_bound PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
+add_test(NAME unit_exact_bound COMMAND unit_exact_bound)
+set_tests_properties(unit_exact_bound PROPERTIES LABELS "unit;exact" TIMEOUT 60)
+
 foreach(t cpu_closed_forms cpu_ieee cpu_threads)
   gr_test_exe(unit_${t} SOURCES ${GR_TEST_DIR}/unit/test_${t}.c)
   gr_add_mpi_test(unit_${t} NP 1 COMMAND $<TARGET_FILE:unit_${t}> LABELS unit TIMEOUT 120
