@@ -109,6 +109,11 @@ extern "C" cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t 
         return cudaErrorInvalidValue;
     if ((uintptr_t)l->in % elem_size(l->dtype) != 0)
         return cudaErrorMisalignedAddress; /* no GPU load could read it */
+    return gr_cuda_exact_launch_instance(k, l);
+}
+
+extern "C" cudaError_t gr_cuda_exact_launch_instance(const void *k, const gr_cuda_exact_launch_t *l)
+{
     const void *in = l->in;
     uint64_t n = l->n;
     uint64_t round_vecs = l->round_vecs ? l->round_vecs : GR_EXACT_ROUND_VECS;

@@ -98,6 +98,11 @@ typedef struct gr_cuda_exact_launch {
 
 cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t *l);
 
+/* The launch itself, for an instance k of gr_exact_kernel that the caller
+ * picked and whose arguments it has checked (the tests' ablation instances,
+ * tests/exact_gpu/exact_ablate.cu; l->terms, dtype and op are not read). */
+cudaError_t gr_cuda_exact_launch_instance(const void *k, const gr_cuda_exact_launch_t *l);
+
 /* Bytes of device scratch a launch needs (independent of the grid). */
 size_t gr_cuda_exact_scratch_bytes(void);
 

@@ -69,14 +69,5 @@ extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_la
     const void *k = kernel_of(i, l->dtype);
     if (!k || l->op != GR_C_SUM || l->block != 512 || l->grid < 1 || l->grid > GR_EXACT_GRID_MAX)
         return cudaErrorInvalidValue;
-    const void *in = l->in;
-    uint64_t n = l->n;
-    uint64_t round_vecs = l->round_vecs ? l->round_vecs : GR_EXACT_ROUND_VECS;
-    void *scratch = l->scratch;
-    gr_exact_result_t *result = l->result;
-    void *args[] = {(void *)&in, (void *)&n, (void *)&round_vecs, (void *)&scratch, (void *)&result};
-    cudaError_t e = cudaLaunchKernel(k, dim3((unsigned)l->grid), dim3(512u), args, 0, l->stream);
-    if (e != cudaSuccess)
-        return e;
-    return cudaGetLastError();
+    return gr_cuda_exact_launch_instance(k, l);
 }
