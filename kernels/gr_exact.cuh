@@ -16,10 +16,13 @@
  *         state of the same values.
  *         Non-finite terms are counted, not added; terms of magnitude >= 2^960
  *         go straight to the superaccumulator so no TwoSum can overflow.
- *         The body reads GR_EXACT_BATCH vectors per thread at once; when all
- *         of them are ordinary (gr_xterms) their terms enter the expansion
- *         stage by stage with one zero test per stage (gr_x_batch), else each
- *         vector takes the term-by-term path above (gr_x_vec).
+ *         The body takes GR_EXACT_BATCH vectors per thread at once, copied
+ *         ahead into a per-thread ring in shared memory by cp.async (sm_80
+ *         and up; register loads below that): two more groups stay in flight
+ *         while one is added. When all of a group's vectors are ordinary
+ *         (gr_xterms) their terms enter the expansion stage by stage with
+ *         one zero test per stage (gr_x_batch), else each vector takes the
+ *         term-by-term path above (gr_x_vec).
  * warp:   at the end of a round the 32 expansions are merged exactly (a[2..K)
  *         flushed, then a shuffle tree over (a[0], a[1]), three TwoSums a
  *         level, residuals flushed) and lane 0 flushes the result.
@@ -95,6 +98,7 @@
 #define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
 #define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
 #define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
+#define GR_XF_REGLOADS 32 /* the body loads into registers only (no cp.async ring; what sm_75 builds run) */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -291,57 +295,13 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, double2 v)
 }
 
 /*
- * Four floats. sum/abssum: when the exponent fields span at most 27, the four
- * (as f64) are multiples of 2^(emin-150) below 2^(emax-124), so their sum fits
- * 53 bits and one exact f64 sum enters the expansion. sumsq: four squares.
+ * Four floats: their expansion terms from gr_xterms<float4> (below: for
+ * sum/abssum one exact f64 sum of the four when their exponent fields span at
+ * most 27, for sumsq four exact squares), else, for a NaN, an Inf or a wider
+ * span, each float checked on its own.
  */
 template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
-{
-    unsigned int u0 = __float_as_uint(v.x), u1 = __float_as_uint(v.y);
-    unsigned int u2 = __float_as_uint(v.z), u3 = __float_as_uint(v.w);
-    if (OP == GR_C_ABSSUM) {
-        u0 &= 0x7FFFFFFFu;
-        u1 &= 0x7FFFFFFFu;
-        u2 &= 0x7FFFFFFFu;
-        u3 &= 0x7FFFFFFFu;
-    }
-    const unsigned int e0 = u0 & 0x7F800000u, e1 = u1 & 0x7F800000u;
-    const unsigned int e2 = u2 & 0x7F800000u, e3 = u3 & 0x7F800000u;
-    const unsigned int emax = max(max(e0, e1), max(e2, e3));
-    const double d0 = (double)__uint_as_float(u0), d1 = (double)__uint_as_float(u1);
-    const double d2 = (double)__uint_as_float(u2), d3 = (double)__uint_as_float(u3);
-    if (OP == GR_C_SUMSQ) {
-        if (__builtin_expect(emax >= 0x7F800000u, 0)) {
-            gr_x_add_checked(st, __dmul_rn(d0, d0));
-            gr_x_add_checked(st, __dmul_rn(d1, d1));
-            gr_x_add_checked(st, __dmul_rn(d2, d2));
-            gr_x_add_checked(st, __dmul_rn(d3, d3));
-            return;
-        }
-        const double r0 = gr_fpe_add(st.a, __dmul_rn(d0, d0));
-        const double r1 = gr_fpe_add(st.a, __dmul_rn(d1, d1));
-        const double r2 = gr_fpe_add(st.a, __dmul_rn(d2, d2));
-        const double r3 = gr_fpe_add(st.a, __dmul_rn(d3, d3));
-        if (__builtin_expect(r0 != 0.0 || r1 != 0.0 || r2 != 0.0 || r3 != 0.0, 0)) {
-            gr_x_flush(st, r0);
-            gr_x_flush(st, r1);
-            gr_x_flush(st, r2);
-            gr_x_flush(st, r3);
-        }
-        return;
-    }
-    const unsigned int emin = min(min(e0, e1), min(e2, e3));
-    if (__builtin_expect(emax - emin > (27u << 23) || emax >= 0x7F800000u, 0)) {
-        gr_x_add_checked(st, d0);
-        gr_x_add_checked(st, d1);
-        gr_x_add_checked(st, d2);
-        gr_x_add_checked(st, d3);
-        return;
-    }
-    const double q = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact */
-    gr_x_flush(st, gr_fpe_add(st.a, q));
-}
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v);
 
 /*
  * Eight halves (their f32 values: exact widening, gr_vec.cuh). sum/abssum:
@@ -356,32 +316,15 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
  * Otherwise (a NaN or Inf, a wider span), and for sumsq, two float4 through
  * the f32 path, which handles everything.
  */
+template <int OP>
+__device__ __forceinline__ bool gr_xterms_half(float4 lo, float4 hi, unsigned int max_span, double *t);
 template <int OP, int K, int F>
 __device__ __forceinline__ void gr_x_vec8(gr_xthread<K, F> &st, float4 lo, float4 hi, unsigned int max_span)
 {
-    if (OP != GR_C_SUMSQ) {
-        unsigned int u[8] = {__float_as_uint(lo.x), __float_as_uint(lo.y), __float_as_uint(lo.z),
-                             __float_as_uint(lo.w), __float_as_uint(hi.x), __float_as_uint(hi.y),
-                             __float_as_uint(hi.z), __float_as_uint(hi.w)};
-        unsigned int emax = 0u, emin = 0x7F800000u;
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            if (OP == GR_C_ABSSUM)
-                u[j] &= 0x7FFFFFFFu;
-            const unsigned int e = u[j] & 0x7F800000u;
-            emax = max(emax, e);
-            emin = min(emin, e);
-        }
-        if (__builtin_expect(emax < 0x7F800000u && emax - emin <= max_span, 1)) {
-            double d[8];
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-                d[j] = (double)__uint_as_float(u[j]);
-            const double q = __dadd_rn(__dadd_rn(__dadd_rn(d[0], d[1]), __dadd_rn(d[2], d[3])),
-                                       __dadd_rn(__dadd_rn(d[4], d[5]), __dadd_rn(d[6], d[7]))); /* exact */
-            gr_x_flush(st, gr_fpe_add(st.a, q));
-            return;
-        }
+    double q;
+    if (__builtin_expect(gr_xterms_half<OP>(lo, hi, max_span, &q), 1)) {
+        gr_x_flush(st, gr_fpe_add(st.a, q));
+        return;
     }
     gr_x_vec<OP>(st, lo);
     gr_x_vec<OP>(st, hi);
@@ -449,10 +392,40 @@ struct gr_xterms<float4, OP> {
             return emax < 0x7F800000u;
         }
         const unsigned int emin = min(min(e0, e1), min(e2, e3));
-        t[0] = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3)); /* exact when the check passes (gr_x_vec) */
+        /* exact when the exponent fields span at most 27: the four are then
+         * multiples of 2^(emin-150) below 2^(emax-124), so every partial sum
+         * fits 53 bits */
+        t[0] = __dadd_rn(__dadd_rn(d0, d1), __dadd_rn(d2, d3));
         return emax - emin <= (27u << 23) && emax < 0x7F800000u;
     }
 };
+/* gr_x_vec(float4), declared above: the batch's terms, or each float checked */
+template <int OP, int K, int F>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
+{
+    typedef gr_xterms<float4, OP> X;
+    double t[X::T];
+    if (__builtin_expect(!X::get(v, t), 0)) {
+        gr_x_add_checked(st, gr_x_term<OP>((double)v.x));
+        gr_x_add_checked(st, gr_x_term<OP>((double)v.y));
+        gr_x_add_checked(st, gr_x_term<OP>((double)v.z));
+        gr_x_add_checked(st, gr_x_term<OP>((double)v.w));
+        return;
+    }
+    double r[X::T];
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < X::T; ++j) {
+        r[j] = gr_fpe_add(st.a, t[j]);
+        any |= r[j] != 0.0;
+    }
+    if (__builtin_expect(any, 0)) {
+#pragma unroll
+        for (int j = 0; j < X::T; ++j)
+            gr_x_flush(st, r[j]);
+    }
+}
+
 /* eight halves: their exact f64 sum under gr_x_vec8's rule (max_span: f16 any, bf16 42) */
 template <int OP>
 __device__ __forceinline__ bool gr_xterms_half(float4 lo, float4 hi, unsigned int max_span, double *t)
@@ -749,6 +722,85 @@ struct gr_xbody<float> {
     enum { batched = 0 };
 };
 
+/* ---- staging: the body's loads as asynchronous copies (sm_80 and up) ---- */
+
+/*
+ * Each thread owns a ring of GR_EXACT_RING 16-byte slots in dynamic shared
+ * memory (GR_EXACT_STAGES groups of GR_EXACT_BATCH vectors; slot q of thread
+ * t at ring[q * BLOCK + t], so a warp's accesses are 512 contiguous bytes).
+ * cp.async copies global memory into a slot without passing through
+ * registers, so a thread keeps two groups (8 vectors, 128 bytes) in flight
+ * while it adds a third, where register loads held at most one group
+ * between issue and use: the expansion's registers cap the loads a thread
+ * can hold (docs/EXACT.md, "Staged loads").
+ *
+ * No barrier is needed: a thread reads only its own slots, after
+ * cp.async.wait_group has seen its own copies land, and refills a slot only
+ * in the iteration after the one whose arithmetic consumed the slot's values.
+ */
+#define GR_EXACT_STAGES 3
+#define GR_EXACT_RING (GR_EXACT_STAGES * GR_EXACT_BATCH)
+
+__device__ __forceinline__ void gr_x_cp16(void *smem, const void *gmem)
+{
+#if __CUDA_ARCH__ >= 800
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void gr_x_cp_commit(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* wait until at most N of this thread's committed groups are still in flight */
+template <int N>
+__device__ __forceinline__ void gr_x_cp_wait(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+/* one group: the vectors p[0], p[stride], ... that exist (u < left) into the
+ * group's slots; always committed, empty or not, so wait counts stay exact */
+template <int BLOCK, typename V>
+__device__ __forceinline__ void gr_x_stage(V *slot, const V *p, uint64_t stride, int left)
+{
+#pragma unroll
+    for (int u = 0; u < GR_EXACT_BATCH; ++u)
+        if (u < left)
+            gr_x_cp16(slot + u * BLOCK, p + u * stride);
+    gr_x_cp_commit();
+}
+
+/*
+ * The body's step on one group x of GR_EXACT_BATCH vectors, read from p[0],
+ * p[stride], ...; slots u >= left hold gr_x_pad. A batch, or on its rare
+ * failure each real vector again from memory (rolled: one copy of the slow
+ * path); per vector where gr_xbody says so (padding adds -0.0 or +0.0 there
+ * too, as in a batch).
+ */
+template <int OP, bool BATCHED, int K, int F, typename V, int B>
+__device__ __forceinline__ void gr_x_group(gr_xthread<K, F> &st, const V (&x)[B], const V *p, uint64_t stride,
+                                           int left)
+{
+    if (BATCHED) {
+        if (__builtin_expect(!gr_x_batch<OP>(st, x), 0)) {
+#pragma unroll 1
+            for (int u = 0; u < B && u < left; ++u)
+                gr_x_vec<OP>(st, gr_ldg(p + u * stride));
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < B; ++u)
+            gr_x_vec<OP>(st, x[u]);
+    }
+}
+
 /* ---- grid layer: the kernel ------------------------------------------------ */
 
 /*
@@ -772,6 +824,10 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     __shared__ int s_hi[NW * GR_X_NL];
     __shared__ unsigned long long s_cnt[4];
     __shared__ int s_last;
+    /* the staging ring: GR_EXACT_RING * BLOCK vectors of dynamic shared memory
+     * (gr_cuda_exact_ring_bytes; none is used by the register body) */
+    extern __shared__ float4 gr_x_ring[];
+    const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
 
     for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
         s_lo[i] = 0u;
@@ -805,42 +861,54 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     uint64_t lo = 0;
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
-        uint64_t i = lo + t;
-        const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
-        if (!batched) {
-            for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
-                const vec_t a = gr_ldg(v + i);
-                const vec_t b = gr_ldg(v + i + nthreads);
-                const vec_t c = gr_ldg(v + i + 2 * nthreads);
-                const vec_t d = gr_ldg(v + i + 3 * nthreads);
-                gr_x_vec<OP>(st, a);
-                gr_x_vec<OP>(st, b);
-                gr_x_vec<OP>(st, c);
-                gr_x_vec<OP>(st, d);
-            }
-            for (; i < hi; i += nthreads)
-                gr_x_vec<OP>(st, gr_ldg(v + i));
-        } else {
-            /* U loads in flight before any is used, then one batch; the
-             * round's last batch is padded (one round trip for the < U
-             * vectors left, not one each), in the same loop so the body is
-             * compiled once */
-            const int U = GR_EXACT_BATCH;
-            for (; i < hi; i += U * nthreads) {
+        /* this thread's vectors of the round: p[0], p[nthreads], ... (cnt of
+         * them, <= round_vecs, so 32-bit counters) */
+        const uint64_t i = lo + t;
+        const int cnt = i < hi ? (int)((hi - i - 1) / nthreads + 1) : 0;
+        const vec_t *p = v + i;
+        const int U = GR_EXACT_BATCH;
+        const uint64_t step = (uint64_t)U * nthreads;
+#if __CUDA_ARCH__ >= 800
+        if (!(F & GR_XF_REGLOADS)) {
+            /* staged: groups 0..S-2 in flight, then per group: wait for the
+             * oldest, read it, refill the slots the previous group used, add */
+            const int S = GR_EXACT_STAGES;
+            vec_t *const ring = (vec_t *)gr_x_ring + threadIdx.x;
+#pragma unroll
+            for (int g = 0; g < S - 1; ++g)
+                gr_x_stage<BLOCK>(ring + g * U * BLOCK, p + g * step, nthreads, cnt - g * U);
+            int use = 0;
+            for (int j = 0; j < cnt; j += U, p += step) {
+                gr_x_cp_wait<S - 2>();
                 vec_t x[U];
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
-                    if (i + u * nthreads < hi)
-                        x[u] = gr_ldg(v + i + u * nthreads);
+                    if (j + u < cnt)
+                        x[u] = ring[(use * U + u) * BLOCK];
                     else
                         gr_x_pad(x[u]);
                 }
-                if (__builtin_expect(!gr_x_batch<OP>(st, x), 0)) {
-#pragma unroll 1
-                    for (int u = 0; u < U; ++u)
-                        if (i + u * nthreads < hi)
-                            gr_x_vec<OP>(st, gr_ldg(v + i + u * nthreads));
+                const int fill = use == 0 ? S - 1 : use - 1;
+                gr_x_stage<BLOCK>(ring + fill * U * BLOCK, p + (S - 1) * step, nthreads, cnt - j - (S - 1) * U);
+                use = use == S - 1 ? 0 : use + 1;
+                gr_x_group<OP, batched>(st, x, p, nthreads, cnt - j);
+            }
+        } else
+#endif
+        {
+            /* U loads into registers before any is used; the round's last
+             * group is padded (one round trip for the < U vectors left, not
+             * one each), in the same loop so the body is compiled once */
+            for (int j = 0; j < cnt; j += U, p += step) {
+                vec_t x[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (j + u < cnt)
+                        x[u] = gr_ldg(p + u * nthreads);
+                    else
+                        gr_x_pad(x[u]);
                 }
+                gr_x_group<OP, batched>(st, x, p, nthreads, cnt - j);
             }
         }
         if (first) {
