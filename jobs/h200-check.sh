@@ -118,7 +118,7 @@ want bench && want bench-regimes && step "bench small, --timing launch (cold)" 6
     --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch
 # exact mode against CUB's reproducible sum (issue 5), when the cub-g2g rows are built
 if $MPIRUN -np 1 "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
-    want bench && step "bench exact vs cub-g2g" 90 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 --factor 8 \
+    want bench && step "bench exact vs cub-g2g" 90 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 4 \
         --dtype f32,f64 --variants cub,cub-g2g,cub-g2g-f32,tuned,exact
 else
     note "note: cub-g2g rows not built (no .cccl/include carried)"

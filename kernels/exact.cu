@@ -8,8 +8,6 @@
  * Must never be built with fast-math or flush-to-zero (-use_fast_math,
  * -ftz=true): TwoSum and the subnormal terms rely on IEEE arithmetic.
  */
-#include <mutex>
-
 #include "gr_exact.cuh"
 #include "gr_xacc.h"
 
@@ -78,8 +76,11 @@ extern "C" int gr_cuda_exact_supported(int dtype, int op, int power)
 
 extern "C" cudaError_t gr_cuda_exact_occupancy(int dtype, int op, int power, int terms, int block, int *blocks_per_sm)
 {
+    const void *k = kernel_for(dtype, op, power, terms, block);
     *blocks_per_sm = 0;
-    return gr_cuda_exact_instance_occupancy(kernel_for(dtype, op, power, terms, block), block, blocks_per_sm);
+    if (!k)
+        return cudaErrorInvalidValue;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, block, 0);
 }
 
 extern "C" int gr_cuda_exact_grid(uint64_t n, int dtype, int block, int sm_count, int max_blocks_per_sm)
@@ -111,65 +112,6 @@ extern "C" cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t 
     return gr_cuda_exact_launch_instance(k, l);
 }
 
-/*
- * The staging ring (gr_exact.cuh): GR_EXACT_RING 16-byte slots per thread of
- * dynamic shared memory on devices of compute capability 8.0 and up (where
- * the kernel is built with cp.async), none below. 96 KiB for a block of 512:
- * above the 48 KiB a launch gets without asking, so the kernel's limit is
- * raised once per (kernel, device) before its first launch or occupancy query.
- */
-static std::mutex g_ring_mu;
-static struct {
-    const void *k;
-    int dev;
-    size_t bytes;
-} g_ring[512];
-static int g_ring_n;
-
-static cudaError_t ring_prepare(const void *k, int block, size_t *bytes)
-{
-    int dev = 0, major = 0;
-    *bytes = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess)
-        return e;
-    std::lock_guard<std::mutex> hold(g_ring_mu);
-    for (int i = 0; i < g_ring_n; ++i)
-        if (g_ring[i].k == k && g_ring[i].dev == dev) {
-            *bytes = g_ring[i].bytes;
-            return cudaSuccess;
-        }
-    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (e != cudaSuccess)
-        return e;
-    const size_t want = major >= 8 ? (size_t)block * GR_EXACT_RING * 16u : 0u;
-    if (want > 0) {
-        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
-        if (e != cudaSuccess)
-            return e;
-    }
-    if (g_ring_n < (int)(sizeof(g_ring) / sizeof(g_ring[0]))) {
-        g_ring[g_ring_n].k = k;
-        g_ring[g_ring_n].dev = dev;
-        g_ring[g_ring_n].bytes = want;
-        ++g_ring_n;
-    } /* else: full (never with the instances built); asked again next time */
-    *bytes = want;
-    return cudaSuccess;
-}
-
-extern "C" cudaError_t gr_cuda_exact_instance_occupancy(const void *k, int block, int *blocks_per_sm)
-{
-    size_t ring = 0;
-    *blocks_per_sm = 0;
-    if (!k)
-        return cudaErrorInvalidValue;
-    cudaError_t e = ring_prepare(k, block, &ring);
-    if (e != cudaSuccess)
-        return e;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, block, ring);
-}
-
 extern "C" cudaError_t gr_cuda_exact_launch_instance(const void *k, const gr_cuda_exact_launch_t *l)
 {
     const void *in = l->in;
@@ -178,11 +120,7 @@ extern "C" cudaError_t gr_cuda_exact_launch_instance(const void *k, const gr_cud
     void *scratch = l->scratch;
     gr_exact_result_t *result = l->result;
     void *args[] = {(void *)&in, (void *)&n, (void *)&round_vecs, (void *)&scratch, (void *)&result};
-    size_t ring = 0;
-    cudaError_t e = ring_prepare(k, l->block, &ring);
-    if (e != cudaSuccess)
-        return e;
-    e = cudaLaunchKernel(k, dim3((unsigned)l->grid), dim3((unsigned)l->block), args, ring, l->stream);
+    cudaError_t e = cudaLaunchKernel(k, dim3((unsigned)l->grid), dim3((unsigned)l->block), args, 0, l->stream);
     if (e != cudaSuccess)
         return e;
     return cudaGetLastError();

@@ -16,13 +16,10 @@
  *         state of the same values.
  *         Non-finite terms are counted, not added; terms of magnitude >= 2^960
  *         go straight to the superaccumulator so no TwoSum can overflow.
- *         The body takes GR_EXACT_BATCH vectors per thread at once, copied
- *         ahead into a per-thread ring in shared memory by cp.async (sm_80
- *         and up; register loads below that): two more groups stay in flight
- *         while one is added. When all of a group's vectors are ordinary
- *         (gr_xterms) their terms enter the expansion stage by stage with
- *         one zero test per stage (gr_x_batch), else each vector takes the
- *         term-by-term path above (gr_x_vec).
+ *         The body reads GR_EXACT_BATCH vectors per thread at once; when all
+ *         of them are ordinary (gr_xterms) their terms enter the expansion
+ *         stage by stage with one zero test per stage (gr_x_batch), else each
+ *         vector takes the term-by-term path above (gr_x_vec).
  * warp:   at the end of a round the 32 expansions are merged exactly (a[2..K)
  *         flushed, then a shuffle tree over (a[0], a[1]), three TwoSums a
  *         level, residuals flushed) and lane 0 flushes the result.
@@ -98,7 +95,8 @@
 #define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
 #define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
 #define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
-#define GR_XF_REGLOADS 32 /* the body loads into registers only (no cp.async ring; what sm_75 builds run) */
+#define GR_XF_NOPREFETCH 32 /* no L2 prefetch ahead of the loads */
+#define GR_XF_PREFETCH1 64  /* sensitivity, not an earlier design: prefetch 1 group ahead instead of GR_EXACT_AHEAD */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -722,83 +720,36 @@ struct gr_xbody<float> {
     enum { batched = 0 };
 };
 
-/* ---- staging: the body's loads as asynchronous copies (sm_80 and up) ---- */
+/* ---- L2 prefetch ahead of the loads (sm_90) ------------------------------- */
 
 /*
- * Each thread owns a ring of GR_EXACT_RING 16-byte slots in dynamic shared
- * memory (GR_EXACT_STAGES groups of GR_EXACT_BATCH vectors; slot q of thread
- * t at ring[q * BLOCK + t], so a warp's accesses are 512 contiguous bytes).
- * cp.async copies global memory into a slot without passing through
- * registers, so a thread keeps two groups (8 vectors, 128 bytes) in flight
- * while it adds a third, where register loads held at most one group
- * between issue and use: the expansion's registers cap the loads a thread
- * can hold (docs/EXACT.md, "Staged loads").
- *
- * No barrier is needed: a thread reads only its own slots, after
- * cp.async.wait_group has seen its own copies land, and refills a slot only
- * in the iteration after the one whose arithmetic consumed the slot's values.
+ * The body's loads wait a DRAM round trip per group of GR_EXACT_BATCH vectors,
+ * and the expansion's registers cap a thread at one group in flight: at 64
+ * MiB (one wave of blocks, ~8 groups per thread) the read is a chain of round
+ * trips rather than a stream. So each warp also asks L2 for the group
+ * GR_EXACT_AHEAD groups ahead of its loads: lanes 0..BATCH-1 issue one bulk
+ * prefetch each (cp.async.bulk.prefetch.L2, sm_90: no registers, no shared
+ * memory, nothing to wait for) of the 32 vectors (512 bytes) the warp will
+ * read at that slot, clipped to the round. The loads then hit L2. A hint:
+ * the values read are the same with or without it (docs/EXACT.md, "Loads
+ * in flight").
  */
-#define GR_EXACT_STAGES 3
-#define GR_EXACT_RING (GR_EXACT_STAGES * GR_EXACT_BATCH)
+#define GR_EXACT_AHEAD 2
 
-__device__ __forceinline__ void gr_x_cp16(void *smem, const void *gmem)
+/* i: this thread's first vector of the group to prefetch */
+template <typename V>
+__device__ __forceinline__ void gr_x_prefetch(const V *v, uint64_t i, uint64_t nthreads, uint64_t hi)
 {
-#if __CUDA_ARCH__ >= 800
-    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-#endif
-}
-
-__device__ __forceinline__ void gr_x_cp_commit(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-/* wait until at most N of this thread's committed groups are still in flight */
-template <int N>
-__device__ __forceinline__ void gr_x_cp_wait(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
-/* one group: the vectors p[0], p[stride], ... that exist (u < left) into the
- * group's slots; always committed, empty or not, so wait counts stay exact */
-template <int BLOCK, typename V>
-__device__ __forceinline__ void gr_x_stage(V *slot, const V *p, uint64_t stride, int left)
-{
-#pragma unroll
-    for (int u = 0; u < GR_EXACT_BATCH; ++u)
-        if (u < left)
-            gr_x_cp16(slot + u * BLOCK, p + u * stride);
-    gr_x_cp_commit();
-}
-
-/*
- * The body's step on one group x of GR_EXACT_BATCH vectors, read from p[0],
- * p[stride], ...; slots u >= left hold gr_x_pad. A batch, or on its rare
- * failure each real vector again from memory (rolled: one copy of the slow
- * path); per vector where gr_xbody says so (padding adds -0.0 or +0.0 there
- * too, as in a batch).
- */
-template <int OP, bool BATCHED, int K, int F, typename V, int B>
-__device__ __forceinline__ void gr_x_group(gr_xthread<K, F> &st, const V (&x)[B], const V *p, uint64_t stride,
-                                           int left)
-{
-    if (BATCHED) {
-        if (__builtin_expect(!gr_x_batch<OP>(st, x), 0)) {
-#pragma unroll 1
-            for (int u = 0; u < B && u < left; ++u)
-                gr_x_vec<OP>(st, gr_ldg(p + u * stride));
+#if __CUDA_ARCH__ >= 900
+    const unsigned int lane = threadIdx.x & 31u;
+    if (lane < GR_EXACT_BATCH) {
+        const uint64_t s = i - lane + lane * nthreads; /* the warp's first vector of slot `lane` */
+        if (s < hi) {
+            const unsigned int bytes = (unsigned int)(hi - s < 32u ? hi - s : 32u) * 16u;
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(v + s), "r"(bytes));
         }
-    } else {
-#pragma unroll
-        for (int u = 0; u < B; ++u)
-            gr_x_vec<OP>(st, x[u]);
     }
+#endif
 }
 
 /* ---- grid layer: the kernel ------------------------------------------------ */
@@ -824,10 +775,6 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     __shared__ int s_hi[NW * GR_X_NL];
     __shared__ unsigned long long s_cnt[4];
     __shared__ int s_last;
-    /* the staging ring: GR_EXACT_RING * BLOCK vectors of dynamic shared memory
-     * (gr_cuda_exact_ring_bytes; none is used by the register body) */
-    extern __shared__ float4 gr_x_ring[];
-    const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
 
     for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
         s_lo[i] = 0u;
@@ -861,54 +808,51 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     uint64_t lo = 0;
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
-        /* this thread's vectors of the round: p[0], p[nthreads], ... (cnt of
-         * them, <= round_vecs, so 32-bit counters) */
-        const uint64_t i = lo + t;
-        const int cnt = i < hi ? (int)((hi - i - 1) / nthreads + 1) : 0;
-        const vec_t *p = v + i;
+        uint64_t i = lo + t;
+        const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
         const int U = GR_EXACT_BATCH;
-        const uint64_t step = (uint64_t)U * nthreads;
-#if __CUDA_ARCH__ >= 800
-        if (!(F & GR_XF_REGLOADS)) {
-            /* staged: groups 0..S-2 in flight, then per group: wait for the
-             * oldest, read it, refill the slots the previous group used, add */
-            const int S = GR_EXACT_STAGES;
-            vec_t *const ring = (vec_t *)gr_x_ring + threadIdx.x;
-#pragma unroll
-            for (int g = 0; g < S - 1; ++g)
-                gr_x_stage<BLOCK>(ring + g * U * BLOCK, p + g * step, nthreads, cnt - g * U);
-            int use = 0;
-            for (int j = 0; j < cnt; j += U, p += step) {
-                gr_x_cp_wait<S - 2>();
-                vec_t x[U];
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    if (j + u < cnt)
-                        x[u] = ring[(use * U + u) * BLOCK];
-                    else
-                        gr_x_pad(x[u]);
-                }
-                const int fill = use == 0 ? S - 1 : use - 1;
-                gr_x_stage<BLOCK>(ring + fill * U * BLOCK, p + (S - 1) * step, nthreads, cnt - j - (S - 1) * U);
-                use = use == S - 1 ? 0 : use + 1;
-                gr_x_group<OP, batched>(st, x, p, nthreads, cnt - j);
+        const bool pf = !(F & GR_XF_NOPREFETCH);
+        const uint64_t ahead = (uint64_t)((F & GR_XF_PREFETCH1) ? 1 : GR_EXACT_AHEAD) * U * nthreads;
+        if (pf) /* the groups between the first and the first prefetched in the loop */
+            for (uint64_t g = U * nthreads; g < ahead; g += U * nthreads)
+                gr_x_prefetch(v, i + g, nthreads, hi);
+        if (!batched) {
+            for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
+                if (pf)
+                    gr_x_prefetch(v, i + ahead, nthreads, hi);
+                const vec_t a = gr_ldg(v + i);
+                const vec_t b = gr_ldg(v + i + nthreads);
+                const vec_t c = gr_ldg(v + i + 2 * nthreads);
+                const vec_t d = gr_ldg(v + i + 3 * nthreads);
+                gr_x_vec<OP>(st, a);
+                gr_x_vec<OP>(st, b);
+                gr_x_vec<OP>(st, c);
+                gr_x_vec<OP>(st, d);
             }
-        } else
-#endif
-        {
-            /* U loads into registers before any is used; the round's last
-             * group is padded (one round trip for the < U vectors left, not
-             * one each), in the same loop so the body is compiled once */
-            for (int j = 0; j < cnt; j += U, p += step) {
+            for (; i < hi; i += nthreads)
+                gr_x_vec<OP>(st, gr_ldg(v + i));
+        } else {
+            /* U loads in flight before any is used, then one batch; the
+             * round's last batch is padded (one round trip for the < U
+             * vectors left, not one each), in the same loop so the body is
+             * compiled once */
+            for (; i < hi; i += U * nthreads) {
+                if (pf)
+                    gr_x_prefetch(v, i + ahead, nthreads, hi);
                 vec_t x[U];
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
-                    if (j + u < cnt)
-                        x[u] = gr_ldg(p + u * nthreads);
+                    if (i + u * nthreads < hi)
+                        x[u] = gr_ldg(v + i + u * nthreads);
                     else
                         gr_x_pad(x[u]);
                 }
-                gr_x_group<OP, batched>(st, x, p, nthreads, cnt - j);
+                if (__builtin_expect(!gr_x_batch<OP>(st, x), 0)) {
+#pragma unroll 1
+                    for (int u = 0; u < U; ++u)
+                        if (i + u * nthreads < hi)
+                            gr_x_vec<OP>(st, gr_ldg(v + i + u * nthreads));
+                }
             }
         }
         if (first) {

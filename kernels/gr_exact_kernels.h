@@ -103,10 +103,6 @@ cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t *l);
  * tests/exact_gpu/exact_ablate.cu; l->terms, dtype and op are not read). */
 cudaError_t gr_cuda_exact_launch_instance(const void *k, const gr_cuda_exact_launch_t *l);
 
-/* Resident blocks per SM of instance k with `block` threads on the current
- * device, counting the dynamic shared memory its launches get. */
-cudaError_t gr_cuda_exact_instance_occupancy(const void *k, int block, int *blocks_per_sm);
-
 /* Bytes of device scratch a launch needs (independent of the grid). */
 size_t gr_cuda_exact_scratch_bytes(void);
 

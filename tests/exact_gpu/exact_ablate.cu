@@ -13,7 +13,7 @@
 
 /* every flag: the kernel before the 2026-11-30 round (docs/EXACT.md) */
 #define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES)
-#define GR_XF_OLD (GR_XF_EAGER | GR_XF_OTHERBODY | GR_XF_END | GR_XF_REGLOADS)
+#define GR_XF_OLD (GR_XF_EAGER | GR_XF_OTHERBODY | GR_XF_END | GR_XF_NOPREFETCH)
 
 #define GR_ABLATE_CASE(F)                                                                                              \
     case F:                                                                                                            \
@@ -28,7 +28,8 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_FULLMERGE)
         GR_ABLATE_CASE(GR_XF_LASTCARRY)
         GR_ABLATE_CASE(GR_XF_FENCES)
-        GR_ABLATE_CASE(GR_XF_REGLOADS)
+        GR_ABLATE_CASE(GR_XF_NOPREFETCH)
+        GR_ABLATE_CASE(GR_XF_PREFETCH1)
         GR_ABLATE_CASE(GR_XF_END)
         GR_ABLATE_CASE(GR_XF_OLD)
     default:
@@ -36,10 +37,11 @@ static const void *ablate_kernel(int flags)
     }
 }
 
-static const int k_flags[] = {GR_XF_EAGER,  GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
-                              GR_XF_FENCES, GR_XF_REGLOADS,  GR_XF_END,       GR_XF_OLD};
-static const char *const k_names[] = {"eager stages", "other body",     "full KxK merge", "carry after last",
-                                      "fences",       "register loads", "end: all three", "all (the old kernel)"};
+static const int k_flags[] = {GR_XF_EAGER,      GR_XF_OTHERBODY,  GR_XF_FULLMERGE, GR_XF_LASTCARRY, GR_XF_FENCES,
+                              GR_XF_NOPREFETCH, GR_XF_PREFETCH1, GR_XF_END,       GR_XF_OLD};
+static const char *const k_names[] = {"eager stages",   "other body",         "full KxK merge",
+                                      "carry after last", "fences",           "no L2 prefetch",
+                                      "prefetch 1 ahead", "end: all three",   "all (the old kernel)"};
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
@@ -58,7 +60,11 @@ static const void *kernel_of(int i, int dtype)
 
 extern "C" cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm)
 {
-    return gr_cuda_exact_instance_occupancy(kernel_of(i, dtype), 512, blocks_per_sm);
+    const void *k = kernel_of(i, dtype);
+    *blocks_per_sm = 0;
+    if (!k)
+        return cudaErrorInvalidValue;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 512, 0);
 }
 
 extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l)
