@@ -95,8 +95,9 @@
 #define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
 #define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
 #define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
-#define GR_XF_NOPREFETCH 32 /* no L2 prefetch ahead of the loads */
-#define GR_XF_PREFETCH1 64  /* sensitivity, not an earlier design: prefetch 1 group ahead instead of GR_EXACT_AHEAD */
+/* experiments (not earlier designs): */
+#define GR_XF_LOADS8 32 /* the per-vector body reads 8 vectors per iteration, not 4 */
+#define GR_XF_T1536 64  /* 1536 threads per SM: registers capped at 40 instead of 64 */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -720,38 +721,6 @@ struct gr_xbody<float> {
     enum { batched = 0 };
 };
 
-/* ---- L2 prefetch ahead of the loads (sm_90) ------------------------------- */
-
-/*
- * The body's loads wait a DRAM round trip per group of GR_EXACT_BATCH vectors,
- * and the expansion's registers cap a thread at one group in flight: at 64
- * MiB (one wave of blocks, ~8 groups per thread) the read is a chain of round
- * trips rather than a stream. So each warp also asks L2 for the group
- * GR_EXACT_AHEAD groups ahead of its loads: lanes 0..BATCH-1 issue one bulk
- * prefetch each (cp.async.bulk.prefetch.L2, sm_90: no registers, no shared
- * memory, nothing to wait for) of the 32 vectors (512 bytes) the warp will
- * read at that slot, clipped to the round. The loads then hit L2. A hint:
- * the values read are the same with or without it (docs/EXACT.md, "Loads
- * in flight").
- */
-#define GR_EXACT_AHEAD 2
-
-/* i: this thread's first vector of the group to prefetch */
-template <typename V>
-__device__ __forceinline__ void gr_x_prefetch(const V *v, uint64_t i, uint64_t nthreads, uint64_t hi)
-{
-#if __CUDA_ARCH__ >= 900
-    const unsigned int lane = threadIdx.x & 31u;
-    if (lane < GR_EXACT_BATCH) {
-        const uint64_t s = i - lane + lane * nthreads; /* the warp's first vector of slot `lane` */
-        if (s < hi) {
-            const unsigned int bytes = (unsigned int)(hi - s < 32u ? hi - s : 32u) * 16u;
-            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(v + s), "r"(bytes));
-        }
-    }
-#endif
-}
-
 /* ---- grid layer: the kernel ------------------------------------------------ */
 
 /*
@@ -764,7 +733,7 @@ __device__ __forceinline__ void gr_x_prefetch(const V *v, uint64_t i, uint64_t n
  * F: ablation flags (GR_XF_*), 0 in every build but the tests'.
  */
 template <int BLOCK, typename T, int OP, int K, int F = 0>
-__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
+__global__ void __launch_bounds__(BLOCK, ((F & GR_XF_T1536) ? 1536 : 1024) / BLOCK)
     gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, gr_exact_scratch_t *g,
                     gr_exact_result_t *result)
 {
@@ -810,16 +779,20 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
         uint64_t i = lo + t;
         const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
-        const int U = GR_EXACT_BATCH;
-        const bool pf = !(F & GR_XF_NOPREFETCH);
-        const uint64_t ahead = (uint64_t)((F & GR_XF_PREFETCH1) ? 1 : GR_EXACT_AHEAD) * U * nthreads;
-        if (pf) /* the groups between the first and the first prefetched in the loop */
-            for (uint64_t g = U * nthreads; g < ahead; g += U * nthreads)
-                gr_x_prefetch(v, i + g, nthreads, hi);
-        if (!batched) {
+        if (!batched && (F & GR_XF_LOADS8)) {
+            for (; i + 7 * nthreads < hi; i += 8 * nthreads) {
+                vec_t x[8];
+#pragma unroll
+                for (int u = 0; u < 8; ++u)
+                    x[u] = gr_ldg(v + i + u * nthreads);
+#pragma unroll
+                for (int u = 0; u < 8; ++u)
+                    gr_x_vec<OP>(st, x[u]);
+            }
+            for (; i < hi; i += nthreads)
+                gr_x_vec<OP>(st, gr_ldg(v + i));
+        } else if (!batched) {
             for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
-                if (pf)
-                    gr_x_prefetch(v, i + ahead, nthreads, hi);
                 const vec_t a = gr_ldg(v + i);
                 const vec_t b = gr_ldg(v + i + nthreads);
                 const vec_t c = gr_ldg(v + i + 2 * nthreads);
@@ -836,9 +809,8 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
              * round's last batch is padded (one round trip for the < U
              * vectors left, not one each), in the same loop so the body is
              * compiled once */
+            const int U = GR_EXACT_BATCH;
             for (; i < hi; i += U * nthreads) {
-                if (pf)
-                    gr_x_prefetch(v, i + ahead, nthreads, hi);
                 vec_t x[U];
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
