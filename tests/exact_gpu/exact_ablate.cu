@@ -13,7 +13,7 @@
 
 /* every flag: the kernel before the 2026-11-30 round (docs/EXACT.md) */
 #define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES)
-#define GR_XF_OLD (GR_XF_EAGER | GR_XF_OTHERBODY | GR_XF_END)
+#define GR_XF_OLD (GR_XF_EAGER | GR_XF_OTHERBODY | GR_XF_END | GR_XF_INLINEADD)
 
 #define GR_ABLATE_CASE(F)                                                                                              \
     case F:                                                                                                            \
@@ -28,8 +28,7 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_FULLMERGE)
         GR_ABLATE_CASE(GR_XF_LASTCARRY)
         GR_ABLATE_CASE(GR_XF_FENCES)
-        GR_ABLATE_CASE(GR_XF_LOADS8)
-        GR_ABLATE_CASE(GR_XF_T1536)
+        GR_ABLATE_CASE(GR_XF_INLINEADD)
         GR_ABLATE_CASE(GR_XF_END)
         GR_ABLATE_CASE(GR_XF_OLD)
     default:
@@ -37,16 +36,10 @@ static const void *ablate_kernel(int flags)
     }
 }
 
-static const int k_flags[] = {GR_XF_EAGER, GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY, GR_XF_FENCES,
-                              GR_XF_END,   GR_XF_OLD,       GR_XF_LOADS8,    GR_XF_T1536};
-static const char *const k_names[] = {"eager stages",   "other body",           "full KxK merge",
-                                      "carry after last", "fences",             "end: all three",
-                                      "all (the old kernel)", "x: 8 loads (f32)", "x: 1536 threads/SM"};
-
-extern "C" int gr_test_exact_ablate_threads_per_sm(int i)
-{
-    return i >= 0 && i < (int)(sizeof(k_flags) / sizeof(k_flags[0])) && (k_flags[i] & GR_XF_T1536) ? 1536 : 1024;
-}
+static const int k_flags[] = {GR_XF_EAGER,  GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
+                              GR_XF_FENCES, GR_XF_INLINEADD, GR_XF_END,       GR_XF_OLD};
+static const char *const k_names[] = {"eager stages", "other body",    "full KxK merge", "carry after last",
+                                      "fences",       "inlined adds",  "end: all three", "all (the old kernel)"};
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 

@@ -15,8 +15,6 @@ extern "C" {
 int gr_test_exact_ablate_count(void);
 const char *gr_test_exact_ablate_name(int i);
 cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm);
-/* threads per SM variant i is built for (1024 but for the experiments) */
-int gr_test_exact_ablate_threads_per_sm(int i);
 /* l: as for gr_cuda_launch_reduce_exact, with op GR_C_SUM and block 512 */
 cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
 

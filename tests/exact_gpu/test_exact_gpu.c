@@ -1018,8 +1018,6 @@ static void test_bench(void)
                     CU(gr_test_exact_ablate_occupancy(v, dt, &vocc));
                     ASSERT(vocc >= 1);
                     a.x.grid = gr_cuda_exact_grid(n, dt, 512, g_sms, vocc);
-                    if (gr_test_exact_ablate_threads_per_sm(v) > 1024) /* the grid's rule assumes 1024 */
-                        a.x.grid = (vocc < 3 ? vocc : 3) * g_sms;
                     a.i = v;
                     memset(G.res_host, 0xA5, sizeof(*G.res_host));
                     const double tv = time_median(run_ablate, &a);
