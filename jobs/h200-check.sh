@@ -61,7 +61,7 @@ XTEST=$(tprog test_exact_gpu)
 STEST=$(tprog test_stats_gpu)
 
 # ---- 2. the gpu label ----------------------------------------------------------------
-want gpu && step "ctest -L gpu" 240 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu ${GR_CHECK_GPU_TESTS:+-R "$GR_CHECK_GPU_TESTS"} --output-on-failure --timeout 200
+want gpu && step "ctest -L gpu" 330 "$OUT/ctest-gpu.log" ctest --test-dir "$BUILD" -L gpu ${GR_CHECK_GPU_TESTS:+-R "$GR_CHECK_GPU_TESTS"} --output-on-failure --timeout 200
 grep -E "tests passed|tests failed|\*\*\*|Failed" "$OUT/ctest-gpu.log" | sed 's/^/      /' | tee -a "$SUMMARY"
 
 # ---- 3. compute-sanitizer ------------------------------------------------------------------

@@ -95,7 +95,6 @@
 #define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
 #define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
 #define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
-#define GR_XF_INLINEADD 32 /* the superaccumulator add inlined at every flush site (not out of line) */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -153,15 +152,8 @@ struct gr_xsuper {
     int *hi;
 };
 
-/*
- * Add a finite double exactly to a superaccumulator (lo, hi: its words).
- * Out of line: the body calls it only for the rare residual, the end of a
- * round a few times per warp, and one copy keeps the kernel small. Inlined at
- * every flush site it made the kernel ~140 KB of code, and at 64 MiB
- * instruction-cache misses in the code each warp runs once (its end) were a
- * sixth of all warp stalls (ncu, docs/EXACT.md "Loads in flight").
- */
-__device__ __forceinline__ void gr_super_add_body(unsigned int *lo, int *hi, double x)
+/* Add a finite double exactly to a superaccumulator. */
+__device__ __forceinline__ void gr_super_add(gr_xsuper acc, double x)
 {
     const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
     int bexp = (int)((bits >> 52) & 0x7FF);
@@ -179,26 +171,11 @@ __device__ __forceinline__ void gr_super_add_body(unsigned int *lo, int *hi, dou
     const unsigned int d2 = s ? (unsigned int)(m >> (64 - s)) : 0u;
     const bool neg = (bits >> 63) != 0;
     if (d0)
-        gr_limb_add(lo + k, hi + k, d0, neg);
+        gr_limb_add(acc.lo + k, acc.hi + k, d0, neg);
     if (d1)
-        gr_limb_add(lo + k + 1, hi + k + 1, d1, neg);
+        gr_limb_add(acc.lo + k + 1, acc.hi + k + 1, d1, neg);
     if (d2)
-        gr_limb_add(lo + k + 2, hi + k + 2, d2, neg);
-}
-
-static __device__ __noinline__ void gr_super_add_ool(unsigned int *lo, int *hi, double x)
-{
-    gr_super_add_body(lo, hi, x);
-}
-
-/* F: ablation flags (GR_XF_INLINEADD puts back the inlined add) */
-template <int F>
-__device__ __forceinline__ void gr_super_add(gr_xsuper acc, double x)
-{
-    if (F & GR_XF_INLINEADD)
-        gr_super_add_body(acc.lo, acc.hi, x);
-    else
-        gr_super_add_ool(acc.lo, acc.hi, x);
+        gr_limb_add(acc.lo + k + 2, acc.hi + k + 2, d2, neg);
 }
 
 __device__ __forceinline__ long long gr_limb_get(const unsigned int *lo, const int *hi, int i)
@@ -235,7 +212,7 @@ __device__ __forceinline__ void gr_x_flush(gr_xthread<K, F> &st, double r)
 {
     if (r != 0.0) {
         ++st.cnt[3];
-        gr_super_add<F>(st.acc, r);
+        gr_super_add(st.acc, r);
     }
 }
 
@@ -254,7 +231,7 @@ __device__ __forceinline__ void gr_x_add_checked(gr_xthread<K, F> &st, double t)
     } else if (hi >= GR_X_BIG_HI) {
         st.nz = 1;
         ++st.cnt[3];
-        gr_super_add<F>(st.acc, t);
+        gr_super_add(st.acc, t);
     } else {
         gr_x_flush(st, gr_fpe_add(st.a, t));
     }
