@@ -21,6 +21,9 @@
 # memcheck-backend (memcheck and racecheck of test_cuda_backend), memcheck-exact. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
+# GR_CHECK_PROFILE=1 adds ncu (--clock-control none) of the exact and the fast kernel at 2^20
+# and 2^24 f32 ($OUT/ncu.txt) and the exact kernel's stall sampling by instruction at 2^24,
+# summarised by jobs/ncu-stalls.py; off by default (~60 s).
 #
 # With the device tool, run the committed tree (others' uncommitted edits travel with
 # a call otherwise), and fetch at most 8 files back (the bulky logs are combined):
@@ -116,6 +119,23 @@ want bench && want bench-regimes && step "bench small, --timing launch --cache h
     --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch --cache hot
 want bench && want bench-regimes && step "bench small, --timing launch (cold)" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
     --factor 16 --dtype f32,f64 --variants cub,cub-e2e,tuned,tuned-e2e,v8 --iters 50 --timing launch
+# opt-in: where the exact and the fast kernel spend their time (docs/EXACT.md, "Loads in flight")
+if [ "${GR_CHECK_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
+    NCU="ncu --clock-control none --launch-skip 3 --launch-count 1"
+    for pn in 2^20 2^24; do
+        for k in gr_exact_kernel gr_reduce_kernel; do
+            step "ncu $k $pn" 60 "$OUT/ncu.txt" $MPIRUN -np 1 $NCU -k "regex:$k" --section SpeedOfLight \
+                --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
+                "$G" bench --backend cuda --min "$pn" --max "$pn" --dtype f32 --variants tuned,exact --iters 5 --warmup 1
+        done
+    done
+    step "ncu exact 2^24 by instruction" 90 "$OUT/.ncu-src.csv" $MPIRUN -np 1 $NCU -k regex:gr_exact_kernel \
+        --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+        "$G" bench --backend cuda --min 2^24 --max 2^24 --dtype f32 --variants exact --iters 5 --warmup 1 &&
+        python3 jobs/ncu-stalls.py "$OUT/.ncu-src.csv" 30 >>"$OUT/ncu.txt" 2>&1
+    rm -f "$OUT/.ncu-src.csv"
+fi
+
 # exact mode against CUB's reproducible sum (issue 5), when the cub-g2g rows are built
 if $MPIRUN -np 1 "$G" bench --help 2>&1 | grep -q "cub-g2g-f32"; then
     want bench && step "bench exact vs cub-g2g" 90 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 4 \
