@@ -36,9 +36,9 @@ static const void *ablate_kernel(int flags)
 }
 
 static const int k_flags[] = {GR_XF_EAGER,  GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
-                              GR_XF_FENCES, GR_XF_END,    GR_XF_OLD};
-static const char *const k_names[] = {"eager stages",     "other body", "full KxK merge", "carry after last",
-                                      "fences",           "end: all three",     "all (the old kernel)"};
+                              GR_XF_FENCES, GR_XF_END,       GR_XF_OLD};
+static const char *const k_names[] = {"eager stages", "other body",     "full KxK merge",      "carry after last",
+                                      "fences",       "end: all three", "all (the old kernel)"};
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
