@@ -14,6 +14,8 @@ extern "C" {
 
 int gr_test_exact_ablate_count(void);
 const char *gr_test_exact_ablate_name(int i);
+/* 1 for the variants that stop early (GR_XF_CUT_*, GR_XF_NOCNT): timing only */
+int gr_test_exact_ablate_timing_only(int i);
 cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm);
 /* l: as for gr_cuda_launch_reduce_exact, with op GR_C_SUM and block 512 */
 cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
