@@ -99,7 +99,9 @@
 #define GR_XF_CUT_BODY 64   /* return after the body: no merge, no accumulator, no result */
 #define GR_XF_CUT_MERGE 128 /* return after the warp merge and the block's flushes to shared memory */
 #define GR_XF_CUT_BLOCK 256 /* return after the block's atomics into the grid accumulator: no ticket */
-#define GR_XF_NOCNT 512     /* skip the counters' 64-bit shared atomics at the end of a round */
+#define GR_XF_NOCNT 512     /* skip the counters at the end of a round */
+#define GR_XF_CUT_TICKET 1024 /* return after the ticket, the last block too: no result */
+#define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -108,6 +110,19 @@ typedef struct gr_exact_scratch {
     unsigned int nonnegzero;
     unsigned int ticket;
 } gr_exact_scratch_t;
+
+/* Sum of a 32-bit value over the warp (every lane gets it; full mask). */
+__device__ __forceinline__ unsigned int gr_warp_sum_u32(unsigned int v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xFFFFFFFFu, v);
+#else
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, off);
+    return v;
+#endif
+}
 
 /* ---- thread layer ------------------------------------------------------- */
 
@@ -601,12 +616,31 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
         }
     }
     gr_x_reset(st);
+    if (F & GR_XF_CNTATOM) {
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        if (st.cnt[c] && !(F & GR_XF_NOCNT))
-            atomicAdd(&s_cnt[c], (unsigned long long)st.cnt[c]);
-        st.cnt[c] = 0u;
+        for (int c = 0; c < 4; ++c)
+            if (st.cnt[c] && !(F & GR_XF_NOCNT))
+                atomicAdd(&s_cnt[c], (unsigned long long)st.cnt[c]);
+    } else if (!(F & GR_XF_NOCNT)) {
+        /* the warp's totals into its own slots, by lane 0 alone: no atomics
+         * (64-bit shared atomics are compare-and-swap loops, and every warp's
+         * lane 0 has flushed). A warp's round total is < 2^24: fits 32 bits. */
+        unsigned long long *mine = s_cnt + (threadIdx.x >> 5) * 4;
+        const unsigned int fl = gr_warp_sum_u32(st.cnt[3]);
+        if (__any_sync(0xFFFFFFFFu, (st.cnt[0] | st.cnt[1] | st.cnt[2]) != 0u)) {
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+                const unsigned int v = gr_warp_sum_u32(st.cnt[c]);
+                if (lane == 0)
+                    mine[c] += v;
+            }
+        }
+        if (lane == 0)
+            mine[3] += fl;
     }
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+        st.cnt[c] = 0u;
     __syncthreads();
     if (!carry)
         return;
@@ -640,8 +674,10 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
 /*
  * Block -> grid: every limb summed over the block's NW warps (one thread a
  * limb) and added to the grid's accumulator with 64-bit integer atomics (any
- * order gives the same state); thread 0 adds the counters and the flag. The
- * caller has passed a __syncthreads since the last shared-memory update.
+ * order gives the same state); the block's last 4 threads each sum one
+ * counter over the warps' slots (s_cnt[NW][4]) and add it; thread 0 sets the
+ * flag. The caller has passed a __syncthreads since the last shared-memory
+ * update.
  */
 template <int BLOCK>
 __device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, const int *s_hi,
@@ -657,13 +693,18 @@ __device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, con
         if (s != 0)
             atomicAdd(&g->limb[k], (unsigned long long)s);
     }
-    if (threadIdx.x == 0) {
-        for (int c = 0; c < 4; ++c)
-            if (s_cnt[c])
-                atomicAdd(&g->cnt[c], s_cnt[c]);
-        if (any_nz)
-            atomicOr(&g->nonnegzero, 1u);
+    static_assert(BLOCK - 4 >= GR_X_NL, "the counters' threads would also take limbs");
+    if ((int)threadIdx.x >= BLOCK - 4) {
+        const int c = (int)threadIdx.x - (BLOCK - 4);
+        unsigned long long v = 0ull;
+#pragma unroll
+        for (int w = 0; w < NW; ++w)
+            v += s_cnt[w * 4 + c];
+        if (v)
+            atomicAdd(&g->cnt[c], v);
     }
+    if (threadIdx.x == 0 && any_nz)
+        atomicOr(&g->nonnegzero, 1u);
 }
 
 /*
@@ -744,14 +785,14 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     const int NW = BLOCK / 32;
     __shared__ unsigned int s_lo[NW * GR_X_NL];
     __shared__ int s_hi[NW * GR_X_NL];
-    __shared__ unsigned long long s_cnt[4];
+    __shared__ unsigned long long s_cnt[NW * 4]; /* per warp: nan, +inf, -inf, flushes */
     __shared__ int s_last;
 
     for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
         s_lo[i] = 0u;
         s_hi[i] = 0;
     }
-    if (threadIdx.x < 4)
+    if (threadIdx.x < NW * 4)
         s_cnt[threadIdx.x] = 0ull;
     __syncthreads();
 
@@ -847,7 +888,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     if (threadIdx.x == 0)
         s_last = ((F & GR_XF_FENCES) ? atomicAdd(&g->ticket, 1u) : gr_ticket_take(&g->ticket)) == gridDim.x - 1u;
     __syncthreads();
-    if (!s_last)
+    if (!s_last || (F & GR_XF_CUT_TICKET))
         return;
     if (F & GR_XF_FENCES)
         __threadfence(); /* the ticket before the reads */

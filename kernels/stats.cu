@@ -440,7 +440,7 @@ __global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
     const int NW = BLOCK / 32;
     __shared__ unsigned int s_lo[NW * GR_X_NL];
     __shared__ int s_hi[NW * GR_X_NL];
-    __shared__ unsigned long long s_cnt[4];
+    __shared__ unsigned long long s_cnt[NW * 4]; /* per warp (gr_x_round_end) */
     __shared__ gr_spart_t s_part[NW];
     __shared__ int s_last;
 
@@ -448,7 +448,7 @@ __global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
         s_lo[i] = 0u;
         s_hi[i] = 0;
     }
-    if (threadIdx.x < 4)
+    if (threadIdx.x < NW * 4)
         s_cnt[threadIdx.x] = 0ull;
     __syncthreads();
 

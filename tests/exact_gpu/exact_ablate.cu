@@ -12,7 +12,7 @@
 #include "exact_ablate.h"
 
 /* every flag: the kernel before the 2026-11-30 round (docs/EXACT.md) */
-#define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES)
+#define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES | GR_XF_CNTATOM)
 #define GR_XF_OLD (GR_XF_EAGER | GR_XF_OTHERBODY | GR_XF_END)
 
 #define GR_ABLATE_CASE(F)                                                                                              \
@@ -34,23 +34,27 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_CUT_MERGE)
         GR_ABLATE_CASE(GR_XF_CUT_BLOCK)
         GR_ABLATE_CASE(GR_XF_NOCNT)
+        GR_ABLATE_CASE(GR_XF_CUT_TICKET)
+        GR_ABLATE_CASE(GR_XF_CNTATOM)
     default:
         return 0;
     }
 }
 
-static const int k_flags[] = {GR_XF_EAGER,    GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
-                              GR_XF_FENCES,   GR_XF_END,       GR_XF_OLD,       GR_XF_CUT_BODY,
-                              GR_XF_CUT_MERGE, GR_XF_CUT_BLOCK, GR_XF_NOCNT};
-static const char *const k_names[] = {"eager stages",  "other body",     "full KxK merge",      "carry after last",
-                                      "fences",        "end: all three", "all (the old kernel)", "cut: body only",
-                                      "cut: +merge",   "cut: +block",    "cut: no counters"};
+static const int k_flags[] = {GR_XF_EAGER,     GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
+                              GR_XF_FENCES,    GR_XF_CNTATOM,   GR_XF_END,       GR_XF_OLD,
+                              GR_XF_CUT_BODY,  GR_XF_CUT_MERGE, GR_XF_CUT_BLOCK, GR_XF_CUT_TICKET,
+                              GR_XF_NOCNT};
+static const char *const k_names[] = {"eager stages",   "other body",     "full KxK merge", "carry after last",
+                                      "fences",         "counter atomics", "end: all four", "all (the old kernel)",
+                                      "cut: body only", "cut: +merge",     "cut: +block",   "cut: +ticket",
+                                      "cut: no counters"};
 
 /* the cut variants stop early or skip a part: timing only, their results are not the sum */
 extern "C" int gr_test_exact_ablate_timing_only(int i)
 {
     return i >= 0 && i < (int)(sizeof(k_flags) / sizeof(k_flags[0])) &&
-           (k_flags[i] & (GR_XF_CUT_BODY | GR_XF_CUT_MERGE | GR_XF_CUT_BLOCK | GR_XF_NOCNT)) != 0;
+           (k_flags[i] & (GR_XF_CUT_BODY | GR_XF_CUT_MERGE | GR_XF_CUT_BLOCK | GR_XF_CUT_TICKET | GR_XF_NOCNT)) != 0;
 }
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
