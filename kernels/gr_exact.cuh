@@ -616,12 +616,14 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
         }
     }
     gr_x_reset(st);
-    if (F & GR_XF_CNTATOM) {
+    if (F & GR_XF_NOCNT) {
+        /* timing only: the counts are dropped */
+    } else if (F & GR_XF_CNTATOM) {
 #pragma unroll
         for (int c = 0; c < 4; ++c)
-            if (st.cnt[c] && !(F & GR_XF_NOCNT))
+            if (st.cnt[c])
                 atomicAdd(&s_cnt[c], (unsigned long long)st.cnt[c]);
-    } else if (!(F & GR_XF_NOCNT)) {
+    } else {
         /* the warp's totals into its own slots, by lane 0 alone: no atomics
          * (64-bit shared atomics are compare-and-swap loops, and every warp's
          * lane 0 has flushed). A warp's round total is < 2^24: fits 32 bits. */

@@ -50,14 +50,14 @@ static const char *const k_names[] = {"eager stages",   "other body",     "full 
                                       "cut: body only", "cut: +merge",     "cut: +block",   "cut: +ticket",
                                       "cut: no counters"};
 
+extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
+
 /* the cut variants stop early or skip a part: timing only, their results are not the sum */
 extern "C" int gr_test_exact_ablate_timing_only(int i)
 {
-    return i >= 0 && i < (int)(sizeof(k_flags) / sizeof(k_flags[0])) &&
+    return i >= 0 && i < gr_test_exact_ablate_count() &&
            (k_flags[i] & (GR_XF_CUT_BODY | GR_XF_CUT_MERGE | GR_XF_CUT_BLOCK | GR_XF_CUT_TICKET | GR_XF_NOCNT)) != 0;
 }
-
-extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
 extern "C" const char *gr_test_exact_ablate_name(int i) { return k_names[i]; }
 
