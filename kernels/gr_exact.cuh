@@ -103,6 +103,7 @@
 #define GR_XF_CUT_TICKET 1024 /* return after the ticket, the last block too: no result */
 #define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
 #define GR_XF_STAMPS 4096   /* lane 0 of every warp records %globaltimer and clock64 at each stage */
+#define GR_XF_PLAINTAKE 8192 /* the last block reads the grid accumulator with loads, zeroes it with stores */
 
 /*
  * Stage stamps (GR_XF_STAMPS; only where the including file defines
@@ -753,18 +754,35 @@ __device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, con
  * (atomicExch, which also zeroes them for the next launch) and resets the
  * ticket. R: gr_exact_result_t or a result that starts with the same fields.
  */
-template <int BLOCK, typename R>
+template <int BLOCK, typename R, int F = 0>
 __device__ __forceinline__ void gr_x_result_take(gr_exact_scratch_t *g, R *result)
 {
-    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
-        result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
-    if (threadIdx.x == 0) {
-        result->nan = atomicExch(&g->cnt[0], 0ull);
-        result->pinf = atomicExch(&g->cnt[1], 0ull);
-        result->ninf = atomicExch(&g->cnt[2], 0ull);
-        result->flushes = atomicExch(&g->cnt[3], 0ull);
-        result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
-        g->ticket = 0u;
+    if (F & GR_XF_PLAINTAKE) {
+        for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
+            result->limb[k] = (int64_t)__ldcg(&g->limb[k]);
+            g->limb[k] = 0ull;
+        }
+        if (threadIdx.x == 0) {
+            result->nan = __ldcg(&g->cnt[0]);
+            result->pinf = __ldcg(&g->cnt[1]);
+            result->ninf = __ldcg(&g->cnt[2]);
+            result->flushes = __ldcg(&g->cnt[3]);
+            result->nonnegzero = __ldcg(&g->nonnegzero);
+            g->cnt[0] = g->cnt[1] = g->cnt[2] = g->cnt[3] = 0ull;
+            g->nonnegzero = 0u;
+            g->ticket = 0u;
+        }
+    } else {
+        for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
+            result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
+        if (threadIdx.x == 0) {
+            result->nan = atomicExch(&g->cnt[0], 0ull);
+            result->pinf = atomicExch(&g->cnt[1], 0ull);
+            result->ninf = atomicExch(&g->cnt[2], 0ull);
+            result->flushes = atomicExch(&g->cnt[3], 0ull);
+            result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
+            g->ticket = 0u;
+        }
     }
 }
 
@@ -938,7 +956,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         return;
     if (F & GR_XF_FENCES)
         __threadfence(); /* the ticket before the reads */
-    gr_x_result_take<BLOCK>(g, result);
+    gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, result);
     __syncthreads();
     if (threadIdx.x == 0) {
         result->count = n;

@@ -1156,13 +1156,46 @@ static void stamps_stats(const unsigned long long *h, int blocks, double *out)
     free(mhz);
 }
 
+/* GR_STAMPS_DUMP=dir: every warp's raw stamps of the last launch of each size
+ * (configuration 0) into dir/stamps-DT-2^LG.txt, one warp a line */
+static void stamps_dump(const unsigned long long *h, int blocks, int dt, int lg)
+{
+    const char *dir = getenv("GR_STAMPS_DUMP");
+    if (!dir || !*dir)
+        return;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/stamps-%s-2^%d.txt", dir, dt_name(dt), lg);
+    FILE *f = fopen(path, "w");
+    ASSERT(f != NULL);
+    fprintf(f, "# block warp sm  globaltimer ns at stages 0..6  clock64 at stages 0..6 (0: not reached)\n");
+    const int NS = GR_TEST_NSTAMP;
+    for (int w = 0; w < blocks * 16; ++w) {
+        const unsigned long long *p = h + (size_t)w * 2 * NS;
+        fprintf(f, "%d %d %llu", w / 16, w % 16, p[7]);
+        for (int k = 0; k < 7; ++k)
+            fprintf(f, " %llu", p[k]);
+        for (int k = 0; k < 7; ++k)
+            fprintf(f, " %llu", p[NS + k]);
+        fprintf(f, "\n");
+    }
+    ASSERT(fclose(f) == 0);
+}
+
 static void test_stamps(void)
 {
-    const int vi = gr_test_exact_stamps_variant();
-    ASSERT(vi >= 0);
+    /* configurations: the production kernel with stamps, the same with its result in device
+     * memory instead of mapped host memory, and with the plain-load take (GR_XF_PLAINTAKE) */
+    enum { NCFG = 3 };
+    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take"};
+    int vi[NCFG];
+    vi[0] = vi[1] = gr_test_exact_stamps_variant(0);
+    vi[2] = gr_test_exact_stamps_variant(1);
+    ASSERT(vi[0] >= 0 && vi[2] >= 0);
     const size_t cnt = gr_test_exact_stamps_count();
     unsigned long long *h = malloc(cnt * sizeof(unsigned long long));
     ASSERT(h != NULL);
+    gr_exact_result_t *res_dm;
+    CU(cudaMalloc((void **)&res_dm, sizeof(gr_exact_result_t)));
     const int lg[] = {20, 22, 24};
     enum { RUNS = 11 };
     printf("stamps: us since the first warp's entry (%%globaltimer), medians of %d launches; the input\n"
@@ -1175,7 +1208,7 @@ static void test_stamps(void)
             bench_arg_t a;
             memset(&a, 0, sizeof(a));
             int vocc = 0;
-            CU(gr_test_exact_ablate_occupancy(vi, dt, &vocc));
+            CU(gr_test_exact_ablate_occupancy(vi[0], dt, &vocc));
             a.x.in = d;
             a.x.n = n;
             a.x.dtype = dt;
@@ -1184,31 +1217,54 @@ static void test_stamps(void)
             a.x.block = 512;
             a.x.grid = gr_cuda_exact_grid(n, dt, 512, g_sms, vocc);
             a.x.scratch = G.scratch;
-            a.x.result = G.res_dev;
             a.x.stream = G.stream;
-            a.i = vi;
             ASSERT(a.x.grid <= GR_TEST_STAMP_BLOCKS);
-            const double tev = time_median(run_ablate, &a);
-            a.i = -1;
+            a.x.result = G.res_dev;
             const double tprod = time_median(run_exact, &a);
-            a.i = vi;
-            double st[ST_N][RUNS];
-            for (int r = 0; r < RUNS; ++r) {
-                CU(gr_test_exact_stamps_clear(G.stream));
-                run_ablate(&a);
-                CU(gr_test_exact_stamps_read(h, G.stream));
-                double one[ST_N];
-                stamps_stats(h, a.x.grid, one);
-                for (int k = 0; k < ST_N; ++k)
-                    st[k][r] = one[k];
+            xstate_t want, got;
+            read_result(&want, n, dt, GR_C_SUM, a.x.grid, a.x.block);
+            double st[NCFG][ST_N][RUNS], tev[NCFG];
+            for (int c = 0; c < NCFG; ++c) {
+                a.i = vi[c];
+                a.x.result = c == 1 ? res_dm : G.res_dev;
+                tev[c] = time_median(run_ablate, &a);
+                for (int r = 0; r < RUNS; ++r) {
+                    CU(gr_test_exact_stamps_clear(G.stream));
+                    run_ablate(&a);
+                    CU(gr_test_exact_stamps_read(h, G.stream));
+                    double one[ST_N];
+                    stamps_stats(h, a.x.grid, one);
+                    for (int k = 0; k < ST_N; ++k)
+                        st[c][k][r] = one[k];
+                }
+                if (c == 0)
+                    stamps_dump(h, a.x.grid, dt, lg[ni]);
+                if (c != 1) { /* the stamped kernels give the production result */
+                    memset(G.res_host, 0xA5, sizeof(*G.res_host));
+                    run_ablate(&a);
+                    read_result(&got, n, dt, GR_C_SUM, a.x.grid, a.x.block);
+                    expect_same(CFG[c], &got, &want, dt, GR_C_SUM);
+                }
             }
-            printf("stamps: %s 2^%d, grid %d x 512, event time %.2f us (production kernel %.2f us)\n", dt_name(dt),
-                   lg[ni], a.x.grid, tev * 1e6, tprod * 1e6);
-            for (int k = 0; k < ST_N; ++k)
-                printf("stamps:   %-28s %8.2f\n", ST_NAMES[k], median_of(st[k], RUNS));
+            printf("stamps: %s 2^%d, grid %d x 512; the production kernel without stamps: %.2f us\n",
+                   dt_name(dt), lg[ni], a.x.grid, tprod * 1e6);
+            printf("stamps:   %-28s", "");
+            for (int c = 0; c < NCFG; ++c)
+                printf(" %18s", CFG[c]);
+            printf("\nstamps:   %-28s", "event time (us)");
+            for (int c = 0; c < NCFG; ++c)
+                printf(" %18.2f", tev[c] * 1e6);
+            printf("\n");
+            for (int k = 0; k < ST_N; ++k) {
+                printf("stamps:   %-28s", ST_NAMES[k]);
+                for (int c = 0; c < NCFG; ++c)
+                    printf(" %18.2f", median_of(st[c][k], RUNS));
+                printf("\n");
+            }
             fflush(stdout);
         }
     }
+    CU(cudaFree(res_dm));
     free(h);
 }
 
