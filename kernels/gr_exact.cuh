@@ -119,12 +119,15 @@
 #ifdef GR_EXACT_STAMPS
 __device__ unsigned long long gr_x_stamps[GR_X_STAMP_BLOCKS * 16 * GR_X_NSTAMP * 2];
 template <int F>
-__device__ __forceinline__ void gr_x_stamp(int s)
+__device__ __forceinline__ void gr_x_stamp(int s, double dep = 0.0)
 {
     if (!(F & GR_XF_STAMPS) || (threadIdx.x & 31u) || blockIdx.x >= GR_X_STAMP_BLOCKS)
         return;
+    /* dep: a value the stamp must wait for (the body's stamp takes the expansion's
+     * a[0], which depends on every load: without it the stamp records when the
+     * last loads were issued, not when their data arrived and was added) */
     unsigned long long g;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)::"memory");
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g) : "d"(dep) : "memory");
     const unsigned long long c = clock64();
     unsigned long long *p = gr_x_stamps + (size_t)(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * 2 * GR_X_NSTAMP;
     p[s] = g;
@@ -137,7 +140,7 @@ __device__ __forceinline__ void gr_x_stamp(int s)
 }
 #else
 template <int F>
-__device__ __forceinline__ void gr_x_stamp(int)
+__device__ __forceinline__ void gr_x_stamp(int, double = 0.0)
 {
 }
 #endif
@@ -932,7 +935,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) ||
                            !gr_exact_last_carry_free((hi - lo + nthreads - 1) / nthreads, VEC, gridDim.x);
         lo = hi;
-        gr_x_stamp<F>(1);
+        gr_x_stamp<F>(1, st.a[0] + st.a[1] + st.a[K - 1]);
         gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt, carry);
         gr_x_stamp<F>(3);
     }
