@@ -102,6 +102,48 @@
 #define GR_XF_NOCNT 512     /* skip the counters at the end of a round */
 #define GR_XF_CUT_TICKET 1024 /* return after the ticket, the last block too: no result */
 #define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
+#define GR_XF_STAMPS 4096   /* lane 0 of every warp records %globaltimer and clock64 at each stage */
+#define GR_XF_PLAINTAKE 8192 /* the last block reads the grid accumulator with loads, zeroes it with stores */
+
+/*
+ * Stage stamps (GR_XF_STAMPS; only where the including file defines
+ * GR_EXACT_STAMPS, as tests/exact_gpu/exact_ablate.cu does): for warp w of
+ * block b < GR_X_STAMP_BLOCKS, gr_x_stamps[(b NW + w) 2 GR_X_NSTAMP + s] is the
+ * %globaltimer (ns) and [... + GR_X_NSTAMP + s] the clock64 at stage s:
+ * 0 entry, 1 body done (the last round's), 2 warp merged and counted, 3 round
+ * end passed (block barriers, carry), 4 block added to the grid, 5 ticket
+ * known, 6 result written (the last block only); slot 7 holds the SM id.
+ */
+#define GR_X_NSTAMP 8
+#define GR_X_STAMP_BLOCKS 1024
+#ifdef GR_EXACT_STAMPS
+__device__ unsigned long long gr_x_stamps[GR_X_STAMP_BLOCKS * 16 * GR_X_NSTAMP * 2];
+template <int F>
+__device__ __forceinline__ void gr_x_stamp(int s, double dep = 0.0)
+{
+    if (!(F & GR_XF_STAMPS) || (threadIdx.x & 31u) || blockIdx.x >= GR_X_STAMP_BLOCKS)
+        return;
+    /* dep: a value the stamp must wait for (the body's stamp takes the expansion's
+     * a[0], which depends on every load: without it the stamp records when the
+     * last loads were issued, not when their data arrived and was added) */
+    unsigned long long g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g) : "d"(dep) : "memory");
+    const unsigned long long c = clock64();
+    unsigned long long *p = gr_x_stamps + (size_t)(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * 2 * GR_X_NSTAMP;
+    p[s] = g;
+    p[GR_X_NSTAMP + s] = c;
+    if (s == 0) {
+        unsigned int sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        p[7] = sm;
+    }
+}
+#else
+template <int F>
+__device__ __forceinline__ void gr_x_stamp(int, double = 0.0)
+{
+}
+#endif
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
 typedef struct gr_exact_scratch {
@@ -643,6 +685,7 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
 #pragma unroll
     for (int c = 0; c < 4; ++c)
         st.cnt[c] = 0u;
+    gr_x_stamp<F>(2);
     __syncthreads();
     if (!carry)
         return;
@@ -714,18 +757,35 @@ __device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, con
  * (atomicExch, which also zeroes them for the next launch) and resets the
  * ticket. R: gr_exact_result_t or a result that starts with the same fields.
  */
-template <int BLOCK, typename R>
+template <int BLOCK, typename R, int F = 0>
 __device__ __forceinline__ void gr_x_result_take(gr_exact_scratch_t *g, R *result)
 {
-    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
-        result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
-    if (threadIdx.x == 0) {
-        result->nan = atomicExch(&g->cnt[0], 0ull);
-        result->pinf = atomicExch(&g->cnt[1], 0ull);
-        result->ninf = atomicExch(&g->cnt[2], 0ull);
-        result->flushes = atomicExch(&g->cnt[3], 0ull);
-        result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
-        g->ticket = 0u;
+    if (F & GR_XF_PLAINTAKE) {
+        for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
+            result->limb[k] = (int64_t)__ldcg(&g->limb[k]);
+            g->limb[k] = 0ull;
+        }
+        if (threadIdx.x == 0) {
+            result->nan = __ldcg(&g->cnt[0]);
+            result->pinf = __ldcg(&g->cnt[1]);
+            result->ninf = __ldcg(&g->cnt[2]);
+            result->flushes = __ldcg(&g->cnt[3]);
+            result->nonnegzero = __ldcg(&g->nonnegzero);
+            g->cnt[0] = g->cnt[1] = g->cnt[2] = g->cnt[3] = 0ull;
+            g->nonnegzero = 0u;
+            g->ticket = 0u;
+        }
+    } else {
+        for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
+            result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
+        if (threadIdx.x == 0) {
+            result->nan = atomicExch(&g->cnt[0], 0ull);
+            result->pinf = atomicExch(&g->cnt[1], 0ull);
+            result->ninf = atomicExch(&g->cnt[2], 0ull);
+            result->flushes = atomicExch(&g->cnt[3], 0ull);
+            result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
+            g->ticket = 0u;
+        }
     }
 }
 
@@ -790,6 +850,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     __shared__ unsigned long long s_cnt[NW * 4]; /* per warp: nan, +inf, -inf, flushes */
     __shared__ int s_last;
 
+    gr_x_stamp<F>(0);
     for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
         s_lo[i] = 0u;
         s_hi[i] = 0;
@@ -874,7 +935,9 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) ||
                            !gr_exact_last_carry_free((hi - lo + nthreads - 1) / nthreads, VEC, gridDim.x);
         lo = hi;
+        gr_x_stamp<F>(1, st.a[0] + st.a[1] + st.a[K - 1]);
         gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt, carry);
+        gr_x_stamp<F>(3);
     }
 
     if (F & GR_XF_CUT_MERGE)
@@ -882,6 +945,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     /* block -> grid accumulator (integer atomics: any order gives the same) */
     const int any_nz = __syncthreads_or(st.nz);
     gr_x_block_to_grid<BLOCK>(s_lo, s_hi, s_cnt, any_nz, g);
+    gr_x_stamp<F>(4);
     if (F & GR_XF_CUT_BLOCK)
         return;
     if (F & GR_XF_FENCES)
@@ -890,17 +954,19 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     if (threadIdx.x == 0)
         s_last = ((F & GR_XF_FENCES) ? atomicAdd(&g->ticket, 1u) : gr_ticket_take(&g->ticket)) == gridDim.x - 1u;
     __syncthreads();
+    gr_x_stamp<F>(5);
     if (!s_last || (F & GR_XF_CUT_TICKET))
         return;
     if (F & GR_XF_FENCES)
         __threadfence(); /* the ticket before the reads */
-    gr_x_result_take<BLOCK>(g, result);
+    gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, result);
     __syncthreads();
     if (threadIdx.x == 0) {
         result->count = n;
         if (F & GR_XF_FENCES)
             __threadfence_system();
     }
+    gr_x_stamp<F>(6);
 }
 
 #endif /* GR_EXACT_CUH */

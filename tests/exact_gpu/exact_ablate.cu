@@ -5,8 +5,11 @@
  * part against the production instance in the same run, and checks that each
  * variant returns the production result bits. f32 and f64 sum, 3 terms,
  * blocks of 512 (the defaults). The production instance (flags 0) is the
- * library's; it is not instantiated here a second time.
+ * library's; it is not instantiated here a second time. The stamps variant
+ * (GR_XF_STAMPS) is the production kernel with a %globaltimer/clock64 probe at
+ * each stage: `test_exact_gpu --stamps` reads them.
  */
+#define GR_EXACT_STAMPS 1
 #include "gr_exact.cuh"
 
 #include "exact_ablate.h"
@@ -36,6 +39,8 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_NOCNT)
         GR_ABLATE_CASE(GR_XF_CUT_TICKET)
         GR_ABLATE_CASE(GR_XF_CNTATOM)
+        GR_ABLATE_CASE(GR_XF_STAMPS)
+        GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_PLAINTAKE)
     default:
         return 0;
     }
@@ -44,11 +49,11 @@ static const void *ablate_kernel(int flags)
 static const int k_flags[] = {GR_XF_EAGER,     GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
                               GR_XF_FENCES,    GR_XF_CNTATOM,   GR_XF_END,       GR_XF_OLD,
                               GR_XF_CUT_BODY,  GR_XF_CUT_MERGE, GR_XF_CUT_BLOCK, GR_XF_CUT_TICKET,
-                              GR_XF_NOCNT};
+                              GR_XF_NOCNT,     GR_XF_STAMPS,    GR_XF_STAMPS | GR_XF_PLAINTAKE};
 static const char *const k_names[] = {"eager stages",   "other body",     "full KxK merge", "carry after last",
                                       "fences",         "counter atomics", "end: all four", "all (the old kernel)",
                                       "cut: body only", "cut: +merge",     "cut: +block",   "cut: +ticket",
-                                      "cut: no counters"};
+                                      "cut: no counters", "stage stamps",  "stamps, plain take"};
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
@@ -87,4 +92,35 @@ extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_la
     if (!k || l->op != GR_C_SUM || l->block != 512 || l->grid < 1 || l->grid > GR_EXACT_GRID_MAX)
         return cudaErrorInvalidValue;
     return gr_cuda_exact_launch_instance(k, l);
+}
+
+static_assert(GR_TEST_NSTAMP == GR_X_NSTAMP && GR_TEST_STAMP_BLOCKS == GR_X_STAMP_BLOCKS, "exact_ablate.h's copies");
+
+/* which: 0 the production kernel with stamps, 1 the same with the plain-load take */
+extern "C" int gr_test_exact_stamps_variant(int which)
+{
+    const int want = which ? (GR_XF_STAMPS | GR_XF_PLAINTAKE) : GR_XF_STAMPS;
+    for (int i = 0; i < gr_test_exact_ablate_count(); ++i)
+        if (k_flags[i] == want)
+            return i;
+    return -1;
+}
+
+extern "C" size_t gr_test_exact_stamps_count(void) { return sizeof(gr_x_stamps) / sizeof(gr_x_stamps[0]); }
+
+extern "C" cudaError_t gr_test_exact_stamps_clear(cudaStream_t s)
+{
+    void *p = 0;
+    cudaError_t e = cudaGetSymbolAddress(&p, gr_x_stamps);
+    if (e != cudaSuccess)
+        return e;
+    return cudaMemsetAsync(p, 0, sizeof(gr_x_stamps), s);
+}
+
+extern "C" cudaError_t gr_test_exact_stamps_read(unsigned long long *h, cudaStream_t s)
+{
+    cudaError_t e = cudaMemcpyFromSymbolAsync(h, gr_x_stamps, sizeof(gr_x_stamps), 0, cudaMemcpyDeviceToHost, s);
+    if (e != cudaSuccess)
+        return e;
+    return cudaStreamSynchronize(s);
 }

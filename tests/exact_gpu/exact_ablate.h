@@ -20,6 +20,16 @@ cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm)
 /* l: as for gr_cuda_launch_reduce_exact, with op GR_C_SUM and block 512 */
 cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
 
+/* The stage-stamp variant (GR_XF_STAMPS, kernels/gr_exact.cuh): its index,
+ * the buffer's length in u64 (GR_X_STAMP_BLOCKS x 16 warps x 2 x GR_X_NSTAMP),
+ * zeroing it (stream-ordered) and reading it (synchronises s). */
+#define GR_TEST_NSTAMP 8          /* GR_X_NSTAMP */
+#define GR_TEST_STAMP_BLOCKS 1024 /* GR_X_STAMP_BLOCKS */
+int gr_test_exact_stamps_variant(int which); /* 0: production + stamps; 1: + plain-load take */
+size_t gr_test_exact_stamps_count(void);
+cudaError_t gr_test_exact_stamps_clear(cudaStream_t s);
+cudaError_t gr_test_exact_stamps_read(unsigned long long *h, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,10 @@
  *                            with the result in device memory too; the
  *                            ablation rows (exact_ablate.cu; "cut: ..." rows
  *                            stop the kernel early: timing only)
+ *   test_exact_gpu --stamps  where the time goes: the production kernel with a
+ *                            %globaltimer probe at each stage (GR_XF_STAMPS),
+ *                            f32/f64 at 2^20, 2^22, 2^24; per stage the time
+ *                            since the first block's entry, medians of 11 runs
  *
  * Exit 77 (SKIP) where no GPU is visible; never PASS without one.
  */
@@ -1066,9 +1070,208 @@ static void test_bench(void)
     CU(cudaFree(xres_dm));
 }
 
+/* ---- stage stamps ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n ? v[n / 2] : 0.0;
+}
+
+enum { ST_ENTRY, ST_BODY_MIN, ST_BODY_MED, ST_BODY_MAX, ST_MERGED, ST_MERGE_MED, ST_MERGE_MAX, ST_ROUND,
+       ST_GRID, ST_TICKET, ST_TICKET_RT, ST_DONE, ST_TAKE, ST_MHZ, ST_N };
+static const char *const ST_NAMES[ST_N] = {
+    "entry (last warp)", "body done (first warp)", "body done (median warp)", "body done (last warp)",
+    "merged (last warp)", "merge, per warp (median)", "merge, per warp (max)", "round end passed (last)",
+    "block in grid (last)", "ticket known (last)", "ticket, per block (median)", "result written",
+    "last block's take", "SM clock (MHz)"};
+
+/* One launch's stage times in us since the first warp's entry (see ST_NAMES). */
+static void stamps_stats(const unsigned long long *h, int blocks, double *out)
+{
+    const int NW = 16, NS = GR_TEST_NSTAMP;
+    const int nw = blocks * NW;
+    double *body = malloc(sizeof(double) * (size_t)nw), *merge = malloc(sizeof(double) * (size_t)nw);
+    double *tick = malloc(sizeof(double) * (size_t)blocks), *mhz = malloc(sizeof(double) * (size_t)nw);
+    ASSERT(body && merge && tick && mhz);
+    unsigned long long t0 = ~0ull;
+    for (int w = 0; w < nw; ++w) {
+        const unsigned long long *p = h + (size_t)w * 2 * NS;
+        ASSERT(p[0] != 0 && p[1] >= p[0] && p[2] >= p[1] && p[3] >= p[2] && p[4] >= p[3] && p[5] >= p[4]);
+        if (p[0] < t0)
+            t0 = p[0];
+    }
+    double entry = 0, merged = 0, round = 0, grid = 0, ticket = 0, done = 0, take = 0;
+    int last = 0;
+    for (int w = 0; w < nw; ++w) {
+        const unsigned long long *p = h + (size_t)w * 2 * NS, *c = p + NS;
+#define GR_T(s) ((double)(p[s] - t0) * 1e-3)
+        entry = GR_T(0) > entry ? GR_T(0) : entry;
+        body[w] = GR_T(1);
+        merged = GR_T(2) > merged ? GR_T(2) : merged;
+        round = GR_T(3) > round ? GR_T(3) : round;
+        grid = GR_T(4) > grid ? GR_T(4) : grid;
+        ticket = GR_T(5) > ticket ? GR_T(5) : ticket;
+        /* the SM clock from this warp's own two clocks over its lifetime */
+        mhz[w] = p[4] > p[0] ? (double)(c[4] - c[0]) / (double)(p[4] - p[0]) * 1e3 : 0.0;
+        merge[w] = (double)(c[2] - c[1]); /* clocks, scaled below */
+        if (w % NW == 0)
+            tick[w / NW] = (double)(c[5] - c[4]);
+        if (p[6]) {
+            ++last;
+            done = GR_T(6) > done ? GR_T(6) : done;
+            take = (double)(c[6] - c[5]);
+        }
+#undef GR_T
+    }
+    ASSERT(last == NW); /* exactly one block took the last ticket */
+    out[ST_MHZ] = median_of(mhz, nw);
+    const double us_per_clk = 1.0 / out[ST_MHZ];
+    out[ST_ENTRY] = entry;
+    out[ST_MERGED] = merged;
+    out[ST_ROUND] = round;
+    out[ST_GRID] = grid;
+    out[ST_TICKET] = ticket;
+    out[ST_DONE] = done;
+    out[ST_TAKE] = take * us_per_clk;
+    out[ST_TICKET_RT] = median_of(tick, blocks) * us_per_clk;
+    out[ST_MERGE_MAX] = 0;
+    for (int w = 0; w < nw; ++w)
+        out[ST_MERGE_MAX] = merge[w] > out[ST_MERGE_MAX] ? merge[w] : out[ST_MERGE_MAX];
+    out[ST_MERGE_MAX] *= us_per_clk;
+    out[ST_MERGE_MED] = median_of(merge, nw) * us_per_clk;
+    qsort(body, (size_t)nw, sizeof(double), cmp_double);
+    out[ST_BODY_MIN] = body[0];
+    out[ST_BODY_MED] = body[nw / 2];
+    out[ST_BODY_MAX] = body[nw - 1];
+    free(body);
+    free(merge);
+    free(tick);
+    free(mhz);
+}
+
+/* GR_STAMPS_DUMP=dir: every warp's raw stamps of the last launch of each size
+ * (configuration 0) into dir/stamps-DT-2^LG.txt, one warp a line */
+static void stamps_dump(const unsigned long long *h, int blocks, int dt, int lg)
+{
+    const char *dir = getenv("GR_STAMPS_DUMP");
+    if (!dir || !*dir)
+        return;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/stamps-%s-2^%d.txt", dir, dt_name(dt), lg);
+    FILE *f = fopen(path, "w");
+    ASSERT(f != NULL);
+    fprintf(f, "# block warp sm  globaltimer ns at stages 0..6  clock64 at stages 0..6 (0: not reached)\n");
+    const int NS = GR_TEST_NSTAMP;
+    for (int w = 0; w < blocks * 16; ++w) {
+        const unsigned long long *p = h + (size_t)w * 2 * NS;
+        fprintf(f, "%d %d %llu", w / 16, w % 16, p[7]);
+        for (int k = 0; k < 7; ++k)
+            fprintf(f, " %llu", p[k]);
+        for (int k = 0; k < 7; ++k)
+            fprintf(f, " %llu", p[NS + k]);
+        fprintf(f, "\n");
+    }
+    ASSERT(fclose(f) == 0);
+}
+
+static void test_stamps(void)
+{
+    /* configurations: the production kernel with stamps, the same with its result in device
+     * memory instead of mapped host memory, and with the plain-load take (GR_XF_PLAINTAKE) */
+    enum { NCFG = 3 };
+    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take"};
+    int vi[NCFG];
+    vi[0] = vi[1] = gr_test_exact_stamps_variant(0);
+    vi[2] = gr_test_exact_stamps_variant(1);
+    ASSERT(vi[0] >= 0 && vi[2] >= 0);
+    const size_t cnt = gr_test_exact_stamps_count();
+    unsigned long long *h = malloc(cnt * sizeof(unsigned long long));
+    ASSERT(h != NULL);
+    gr_exact_result_t *res_dm;
+    CU(cudaMalloc((void **)&res_dm, sizeof(gr_exact_result_t)));
+    const int lg[] = {20, 22, 24};
+    enum { RUNS = 11 };
+    printf("stamps: us since the first warp's entry (%%globaltimer), medians of %d launches; the input\n"
+           "stamps: read again each launch; durations per warp or block from its SM's clock64\n", RUNS);
+    for (int dt = GR_C_F32; dt <= GR_C_F64; ++dt) {
+        for (int ni = 0; ni < (int)(sizeof(lg) / sizeof(lg[0])); ++ni) {
+            const uint64_t n = 1ull << lg[ni];
+            void *d = gpu_buf(n * esz(dt));
+            CU(gr_cuda_launch_generate(d, dt, GR_C_UNIFORM, 0x5EEDF00Dull, 0, n, G.stream));
+            bench_arg_t a;
+            memset(&a, 0, sizeof(a));
+            int vocc = 0;
+            CU(gr_test_exact_ablate_occupancy(vi[0], dt, &vocc));
+            a.x.in = d;
+            a.x.n = n;
+            a.x.dtype = dt;
+            a.x.op = GR_C_SUM;
+            a.x.power = 1;
+            a.x.block = 512;
+            a.x.grid = gr_cuda_exact_grid(n, dt, 512, g_sms, vocc);
+            a.x.scratch = G.scratch;
+            a.x.stream = G.stream;
+            ASSERT(a.x.grid <= GR_TEST_STAMP_BLOCKS);
+            a.x.result = G.res_dev;
+            const double tprod = time_median(run_exact, &a);
+            xstate_t want, got;
+            read_result(&want, n, dt, GR_C_SUM, a.x.grid, a.x.block);
+            double st[NCFG][ST_N][RUNS], tev[NCFG];
+            for (int c = 0; c < NCFG; ++c) {
+                a.i = vi[c];
+                a.x.result = c == 1 ? res_dm : G.res_dev;
+                tev[c] = time_median(run_ablate, &a);
+                for (int r = 0; r < RUNS; ++r) {
+                    CU(gr_test_exact_stamps_clear(G.stream));
+                    run_ablate(&a);
+                    CU(gr_test_exact_stamps_read(h, G.stream));
+                    double one[ST_N];
+                    stamps_stats(h, a.x.grid, one);
+                    for (int k = 0; k < ST_N; ++k)
+                        st[c][k][r] = one[k];
+                }
+                if (c == 0)
+                    stamps_dump(h, a.x.grid, dt, lg[ni]);
+                if (c != 1) { /* the stamped kernels give the production result */
+                    memset(G.res_host, 0xA5, sizeof(*G.res_host));
+                    run_ablate(&a);
+                    CU(cudaStreamSynchronize(G.stream));
+                    read_result(&got, n, dt, GR_C_SUM, a.x.grid, a.x.block);
+                    expect_same(CFG[c], &got, &want, dt, GR_C_SUM);
+                }
+            }
+            printf("stamps: %s 2^%d, grid %d x 512; the production kernel without stamps: %.2f us\n",
+                   dt_name(dt), lg[ni], a.x.grid, tprod * 1e6);
+            printf("stamps:   %-28s", "");
+            for (int c = 0; c < NCFG; ++c)
+                printf(" %18s", CFG[c]);
+            printf("\nstamps:   %-28s", "event time (us)");
+            for (int c = 0; c < NCFG; ++c)
+                printf(" %18.2f", tev[c] * 1e6);
+            printf("\n");
+            for (int k = 0; k < ST_N; ++k) {
+                printf("stamps:   %-28s", ST_NAMES[k]);
+                for (int c = 0; c < NCFG; ++c)
+                    printf(" %18.2f", median_of(st[c][k], RUNS));
+                printf("\n");
+            }
+            fflush(stdout);
+        }
+    }
+    CU(cudaFree(res_dm));
+    free(h);
+}
+
 int main(int argc, char **argv)
 {
-    int big = 0, bench = 0, race = 0;
+    int big = 0, bench = 0, race = 0, stamps = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--small"))
             g_small = 1;
@@ -1078,8 +1281,10 @@ int main(int argc, char **argv)
             big = 1;
         else if (!strcmp(argv[i], "--bench"))
             bench = 1;
+        else if (!strcmp(argv[i], "--stamps"))
+            stamps = 1;
         else
-            GR_TEST_FAIL_("unknown option %s (use --small, --race, --big or --bench)", argv[i]);
+            GR_TEST_FAIL_("unknown option %s (use --small, --race, --big, --bench or --stamps)", argv[i]);
     }
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
@@ -1089,6 +1294,8 @@ int main(int argc, char **argv)
     gpu_init();
     if (bench) {
         test_bench();
+    } else if (stamps) {
+        test_stamps();
     } else if (big) {
         test_big();
     } else if (race) {
