@@ -102,6 +102,8 @@ LADDER=${GR_CHECK_LADDER:-v7,v8}   # "v0,v1,...,v8" for the whole seed ladder (u
 # the exact kernel's parts priced one by one (test-only ablation instances, same run, same bits)
 want bench && want bench-exact && step "exact kernel ablation" 90 "$OUT/exact-ablate.txt" "$XTEST" --bench
 grep -E "default|abl |fast" "$OUT/exact-ablate.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
+# the same kernel's stages timed from inside (%globaltimer probe; docs/EXACT.md "Stage stamps")
+want bench && want bench-exact && step "exact kernel stages (--stamps)" 60 "$OUT/exact-ablate.txt" "$XTEST" --stamps
 want bench && want bench-sweep && step "bench f32 --full" 90 "$B" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^30 --factor 16 --dtype f32 \
     --variants copy,memcpy,cub,cub-e2e,tuned,tuned-e2e,exact,exact-e2e,$LADDER --full
 want bench && want bench-sweep && step "bench all dtypes 2^30 csv" 90 "$OUT/bench.csv" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^30 --max 2^30 --dtype all \
