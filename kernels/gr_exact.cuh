@@ -104,6 +104,8 @@
 #define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
 #define GR_XF_STAMPS 4096   /* lane 0 of every warp records %globaltimer and clock64 at each stage */
 #define GR_XF_PLAINTAKE 8192 /* the last block reads the grid accumulator with loads, zeroes it with stores */
+#define GR_XF_TAKE2 65536    /* probe (with GR_XF_STAMPS): the last block runs its take twice, the second
+                              * time (same code, accumulator already zero) into a scratch result */
 
 /*
  * Stage stamps (GR_XF_STAMPS; only where the including file defines
@@ -112,12 +114,17 @@
  * %globaltimer (ns) and [... + GR_X_NSTAMP + s] the clock64 at stage s:
  * 0 entry, 1 body done (the last round's), 2 warp merged and counted, 3 round
  * end passed (block barriers, carry), 4 block added to the grid, 5 ticket
- * known, 6 result written (the last block only); slot 7 holds the SM id.
+ * known, 6 result written (the last block only); inside the round end: 7 the
+ * merge done (before the counters), 8 the a[2..K) flushes done (before the
+ * merge); with GR_XF_TAKE2, 9 and 10 after the take's first and second pass;
+ * slot 11 holds the SM id.
  */
-#define GR_X_NSTAMP 8
+#define GR_X_NSTAMP 12
 #define GR_X_STAMP_BLOCKS 1024
 #ifdef GR_EXACT_STAMPS
 __device__ unsigned long long gr_x_stamps[GR_X_STAMP_BLOCKS * 16 * GR_X_NSTAMP * 2];
+__device__ gr_exact_result_t gr_x_take2_sink;
+__device__ __forceinline__ gr_exact_result_t *gr_x_take2_result(void) { return &gr_x_take2_sink; }
 template <int F>
 __device__ __forceinline__ void gr_x_stamp(int s, double dep = 0.0)
 {
@@ -135,7 +142,7 @@ __device__ __forceinline__ void gr_x_stamp(int s, double dep = 0.0)
     if (s == 0) {
         unsigned int sm;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        p[7] = sm;
+        p[11] = sm;
     }
 }
 #else
@@ -143,6 +150,7 @@ template <int F>
 __device__ __forceinline__ void gr_x_stamp(int, double = 0.0)
 {
 }
+__device__ __forceinline__ gr_exact_result_t *gr_x_take2_result(void) { return 0; }
 #endif
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
@@ -636,6 +644,7 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
 #pragma unroll
         for (int j = 2; j < K; ++j)
             gr_x_flush(st, st.a[j]);
+        gr_x_stamp<F>(8, st.a[0] + st.a[1]);
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
             const double b0 = __shfl_down_sync(0xFFFFFFFFu, st.a[0], off);
@@ -657,6 +666,7 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
             gr_x_flush(st, st.a[1]);
         }
     }
+    gr_x_stamp<F>(7);
     gr_x_reset(st);
     if (F & GR_XF_NOCNT) {
         /* timing only: the counts are dropped */
@@ -959,8 +969,19 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         return;
     if (F & GR_XF_FENCES)
         __threadfence(); /* the ticket before the reads */
-    gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, result);
-    __syncthreads();
+    if (F & GR_XF_TAKE2) {
+        /* the same code twice: a second pass much faster than the first says the
+         * first one's time was its code (or lines) arriving, not its work */
+#pragma unroll 1
+        for (int rep = 0; rep < 2; ++rep) {
+            gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, rep ? gr_x_take2_result() : result);
+            __syncthreads();
+            gr_x_stamp<F>(9 + rep);
+        }
+    } else {
+        gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, result);
+        __syncthreads();
+    }
     if (threadIdx.x == 0) {
         result->count = n;
         if (F & GR_XF_FENCES)

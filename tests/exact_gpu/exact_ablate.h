@@ -23,9 +23,9 @@ cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
 /* The stage-stamp variant (GR_XF_STAMPS, kernels/gr_exact.cuh): its index,
  * the buffer's length in u64 (GR_X_STAMP_BLOCKS x 16 warps x 2 x GR_X_NSTAMP),
  * zeroing it (stream-ordered) and reading it (synchronises s). */
-#define GR_TEST_NSTAMP 8          /* GR_X_NSTAMP */
+#define GR_TEST_NSTAMP 12         /* GR_X_NSTAMP */
 #define GR_TEST_STAMP_BLOCKS 1024 /* GR_X_STAMP_BLOCKS */
-int gr_test_exact_stamps_variant(int which); /* 0: production + stamps; 1: + plain-load take */
+int gr_test_exact_stamps_variant(int which); /* 0: production + stamps; 1: + plain-load take; 2: + take twice */
 size_t gr_test_exact_stamps_count(void);
 cudaError_t gr_test_exact_stamps_clear(cudaStream_t s);
 cudaError_t gr_test_exact_stamps_read(unsigned long long *h, cudaStream_t s);

@@ -1084,13 +1084,15 @@ static double median_of(double *v, int n)
     return n ? v[n / 2] : 0.0;
 }
 
-enum { ST_ENTRY, ST_BODY_MIN, ST_BODY_MED, ST_BODY_MAX, ST_MERGED, ST_MERGE_MED, ST_MERGE_MAX, ST_ROUND,
-       ST_GRID, ST_TICKET, ST_TICKET_RT, ST_DONE, ST_TAKE, ST_MHZ, ST_N };
+enum { ST_ENTRY, ST_BODY_MIN, ST_BODY_MED, ST_BODY_MAX, ST_MERGED, ST_MERGE_MED, ST_MERGE_MAX, ST_PRE_MED,
+       ST_TREE_MED, ST_CNT_MED, ST_ROUND, ST_GRID, ST_TICKET, ST_TICKET_RT, ST_DONE, ST_TAKE, ST_TAKE1, ST_TAKE2,
+       ST_MHZ, ST_N };
 static const char *const ST_NAMES[ST_N] = {
     "entry (last warp)", "body done (first warp)", "body done (median warp)", "body done (last warp)",
-    "merged (last warp)", "merge, per warp (median)", "merge, per warp (max)", "round end passed (last)",
+    "merged (last warp)", "merge, per warp (median)", "merge, per warp (max)", "  a[2..K) flushes (median)",
+    "  the merge proper (median)", "  counters (median)", "round end passed (last)",
     "block in grid (last)", "ticket known (last)", "ticket, per block (median)", "result written",
-    "last block's take", "SM clock (MHz)"};
+    "last block's take", "  take twice: first pass", "  take twice: second pass", "SM clock (MHz)"};
 
 /* One launch's stage times in us since the first warp's entry (see ST_NAMES). */
 static void stamps_stats(const unsigned long long *h, int blocks, double *out)
@@ -1099,7 +1101,9 @@ static void stamps_stats(const unsigned long long *h, int blocks, double *out)
     const int nw = blocks * NW;
     double *body = malloc(sizeof(double) * (size_t)nw), *merge = malloc(sizeof(double) * (size_t)nw);
     double *tick = malloc(sizeof(double) * (size_t)blocks), *mhz = malloc(sizeof(double) * (size_t)nw);
-    ASSERT(body && merge && tick && mhz);
+    double *pre = malloc(sizeof(double) * (size_t)nw), *tree = malloc(sizeof(double) * (size_t)nw),
+           *cnt = malloc(sizeof(double) * (size_t)nw);
+    ASSERT(body && merge && tick && mhz && pre && tree && cnt);
     unsigned long long t0 = ~0ull;
     for (int w = 0; w < nw; ++w) {
         const unsigned long long *p = h + (size_t)w * 2 * NS;
@@ -1107,7 +1111,7 @@ static void stamps_stats(const unsigned long long *h, int blocks, double *out)
         if (p[0] < t0)
             t0 = p[0];
     }
-    double entry = 0, merged = 0, round = 0, grid = 0, ticket = 0, done = 0, take = 0;
+    double entry = 0, merged = 0, round = 0, grid = 0, ticket = 0, done = 0, take = 0, take1 = 0, take2 = 0;
     int last = 0;
     for (int w = 0; w < nw; ++w) {
         const unsigned long long *p = h + (size_t)w * 2 * NS, *c = p + NS;
@@ -1121,12 +1125,21 @@ static void stamps_stats(const unsigned long long *h, int blocks, double *out)
         /* the SM clock from this warp's own two clocks over its lifetime */
         mhz[w] = p[4] > p[0] ? (double)(c[4] - c[0]) / (double)(p[4] - p[0]) * 1e3 : 0.0;
         merge[w] = (double)(c[2] - c[1]); /* clocks, scaled below */
+        /* inside it: 1 -> 8 the a[2..K) flushes, 8 -> 7 the merge, 7 -> 2 the counters */
+        ASSERT(c[8] >= c[1] && c[7] >= c[8] && c[2] >= c[7]);
+        pre[w] = (double)(c[8] - c[1]);
+        tree[w] = (double)(c[7] - c[8]);
+        cnt[w] = (double)(c[2] - c[7]);
         if (w % NW == 0)
             tick[w / NW] = (double)(c[5] - c[4]);
         if (p[6]) {
             ++last;
             done = GR_T(6) > done ? GR_T(6) : done;
             take = (double)(c[6] - c[5]);
+            if (c[9] && c[10]) { /* GR_XF_TAKE2 */
+                take1 = (double)(c[9] - c[5]);
+                take2 = (double)(c[10] - c[9]);
+            }
         }
 #undef GR_T
     }
@@ -1140,12 +1153,20 @@ static void stamps_stats(const unsigned long long *h, int blocks, double *out)
     out[ST_TICKET] = ticket;
     out[ST_DONE] = done;
     out[ST_TAKE] = take * us_per_clk;
+    out[ST_TAKE1] = take1 * us_per_clk;
+    out[ST_TAKE2] = take2 * us_per_clk;
     out[ST_TICKET_RT] = median_of(tick, blocks) * us_per_clk;
     out[ST_MERGE_MAX] = 0;
     for (int w = 0; w < nw; ++w)
         out[ST_MERGE_MAX] = merge[w] > out[ST_MERGE_MAX] ? merge[w] : out[ST_MERGE_MAX];
     out[ST_MERGE_MAX] *= us_per_clk;
     out[ST_MERGE_MED] = median_of(merge, nw) * us_per_clk;
+    out[ST_PRE_MED] = median_of(pre, nw) * us_per_clk;
+    out[ST_TREE_MED] = median_of(tree, nw) * us_per_clk;
+    out[ST_CNT_MED] = median_of(cnt, nw) * us_per_clk;
+    free(pre);
+    free(tree);
+    free(cnt);
     qsort(body, (size_t)nw, sizeof(double), cmp_double);
     out[ST_BODY_MIN] = body[0];
     out[ST_BODY_MED] = body[nw / 2];
@@ -1167,14 +1188,14 @@ static void stamps_dump(const unsigned long long *h, int blocks, int dt, int lg)
     snprintf(path, sizeof(path), "%s/stamps-%s-2^%d.txt", dir, dt_name(dt), lg);
     FILE *f = fopen(path, "w");
     ASSERT(f != NULL);
-    fprintf(f, "# block warp sm  globaltimer ns at stages 0..6  clock64 at stages 0..6 (0: not reached)\n");
+    fprintf(f, "# block warp sm  globaltimer ns at stages 0..8  clock64 at stages 0..8 (0: not reached)\n");
     const int NS = GR_TEST_NSTAMP;
     for (int w = 0; w < blocks * 16; ++w) {
         const unsigned long long *p = h + (size_t)w * 2 * NS;
-        fprintf(f, "%d %d %llu", w / 16, w % 16, p[7]);
-        for (int k = 0; k < 7; ++k)
+        fprintf(f, "%d %d %llu", w / 16, w % 16, p[11]);
+        for (int k = 0; k < 9; ++k)
             fprintf(f, " %llu", p[k]);
-        for (int k = 0; k < 7; ++k)
+        for (int k = 0; k < 9; ++k)
             fprintf(f, " %llu", p[NS + k]);
         fprintf(f, "\n");
     }
@@ -1184,13 +1205,15 @@ static void stamps_dump(const unsigned long long *h, int blocks, int dt, int lg)
 static void test_stamps(void)
 {
     /* configurations: the production kernel with stamps, the same with its result in device
-     * memory instead of mapped host memory, and with the plain-load take (GR_XF_PLAINTAKE) */
-    enum { NCFG = 3 };
-    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take"};
+     * memory instead of mapped host memory, with the plain-load take (GR_XF_PLAINTAKE), and
+     * with the take run twice (GR_XF_TAKE2: the second pass's code is warm) */
+    enum { NCFG = 4 };
+    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take", "take twice"};
     int vi[NCFG];
     vi[0] = vi[1] = gr_test_exact_stamps_variant(0);
     vi[2] = gr_test_exact_stamps_variant(1);
-    ASSERT(vi[0] >= 0 && vi[2] >= 0);
+    vi[3] = gr_test_exact_stamps_variant(2);
+    ASSERT(vi[0] >= 0 && vi[2] >= 0 && vi[3] >= 0);
     const size_t cnt = gr_test_exact_stamps_count();
     unsigned long long *h = malloc(cnt * sizeof(unsigned long long));
     ASSERT(h != NULL);
