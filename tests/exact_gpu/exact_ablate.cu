@@ -42,6 +42,7 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_STAMPS)
         GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_PLAINTAKE)
         GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_TAKE2)
+        GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_CUT_BODY)
     default:
         return 0;
     }
@@ -51,12 +52,12 @@ static const int k_flags[] = {GR_XF_EAGER,     GR_XF_OTHERBODY, GR_XF_FULLMERGE,
                               GR_XF_FENCES,    GR_XF_CNTATOM,   GR_XF_END,       GR_XF_OLD,
                               GR_XF_CUT_BODY,  GR_XF_CUT_MERGE, GR_XF_CUT_BLOCK, GR_XF_CUT_TICKET,
                               GR_XF_NOCNT,     GR_XF_STAMPS,    GR_XF_STAMPS | GR_XF_PLAINTAKE,
-                              GR_XF_STAMPS | GR_XF_TAKE2};
+                              GR_XF_STAMPS | GR_XF_TAKE2, GR_XF_STAMPS | GR_XF_CUT_BODY};
 static const char *const k_names[] = {"eager stages",   "other body",     "full KxK merge", "carry after last",
                                       "fences",         "counter atomics", "end: all four", "all (the old kernel)",
                                       "cut: body only", "cut: +merge",     "cut: +block",   "cut: +ticket",
                                       "cut: no counters", "stage stamps",  "stamps, plain take",
-                                      "stamps, take twice"};
+                                      "stamps, take twice", "stamps, cut: body only"};
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
@@ -100,10 +101,13 @@ extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_la
 static_assert(GR_TEST_NSTAMP == GR_X_NSTAMP && GR_TEST_STAMP_BLOCKS == GR_X_STAMP_BLOCKS, "exact_ablate.h's copies");
 
 /* which: 0 the production kernel with stamps, 1 the same with the plain-load take,
- * 2 with the take run twice */
+ * 2 with the take run twice, 3 stopped after the body (timing only) */
 extern "C" int gr_test_exact_stamps_variant(int which)
 {
-    const int want = GR_XF_STAMPS | (which == 1 ? GR_XF_PLAINTAKE : which == 2 ? GR_XF_TAKE2 : 0);
+    const int want = GR_XF_STAMPS | (which == 1   ? GR_XF_PLAINTAKE
+                                     : which == 2 ? GR_XF_TAKE2
+                                     : which == 3 ? GR_XF_CUT_BODY
+                                                  : 0);
     for (int i = 0; i < gr_test_exact_ablate_count(); ++i)
         if (k_flags[i] == want)
             return i;

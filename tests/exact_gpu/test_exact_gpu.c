@@ -1094,9 +1094,36 @@ static const char *const ST_NAMES[ST_N] = {
     "block in grid (last)", "ticket known (last)", "ticket, per block (median)", "result written",
     "last block's take", "  take twice: first pass", "  take twice: second pass", "SM clock (MHz)"};
 
-/* One launch's stage times in us since the first warp's entry (see ST_NAMES). */
-static void stamps_stats(const unsigned long long *h, int blocks, double *out)
+/* One launch's stage times in us since the first warp's entry (see ST_NAMES);
+ * body_only: a kernel stopped after the body (GR_XF_CUT_BODY): its body stages
+ * only, the rest 0. */
+static void stamps_stats(const unsigned long long *h, int blocks, int body_only, double *out)
 {
+    if (body_only) {
+        const int NS = GR_TEST_NSTAMP, nw = blocks * 16;
+        double *body = malloc(sizeof(double) * (size_t)nw);
+        ASSERT(body != NULL);
+        unsigned long long t0 = ~0ull;
+        for (int w = 0; w < nw; ++w) {
+            const unsigned long long *p = h + (size_t)w * 2 * NS;
+            ASSERT(p[0] != 0 && p[1] >= p[0] && p[2] == 0 && p[6] == 0);
+            t0 = p[0] < t0 ? p[0] : t0;
+        }
+        for (int k = 0; k < ST_N; ++k)
+            out[k] = 0.0;
+        for (int w = 0; w < nw; ++w) {
+            const unsigned long long *p = h + (size_t)w * 2 * NS;
+            const double e = (double)(p[0] - t0) * 1e-3;
+            out[ST_ENTRY] = e > out[ST_ENTRY] ? e : out[ST_ENTRY];
+            body[w] = (double)(p[1] - t0) * 1e-3;
+        }
+        qsort(body, (size_t)nw, sizeof(double), cmp_double);
+        out[ST_BODY_MIN] = body[0];
+        out[ST_BODY_MED] = body[nw / 2];
+        out[ST_BODY_MAX] = body[nw - 1];
+        free(body);
+        return;
+    }
     const int NW = 16, NS = GR_TEST_NSTAMP;
     const int nw = blocks * NW;
     double *body = malloc(sizeof(double) * (size_t)nw), *merge = malloc(sizeof(double) * (size_t)nw);
@@ -1206,14 +1233,17 @@ static void test_stamps(void)
 {
     /* configurations: the production kernel with stamps, the same with its result in device
      * memory instead of mapped host memory, with the plain-load take (GR_XF_PLAINTAKE), and
-     * with the take run twice (GR_XF_TAKE2: the second pass's code is warm) */
-    enum { NCFG = 4 };
-    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take", "take twice"};
+     * with the take run twice (GR_XF_TAKE2: the second pass's code is warm), and the
+     * kernel stopped after its body (GR_XF_CUT_BODY, timing only: no result) */
+    enum { NCFG = 5, BODY_ONLY = 4 };
+    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take", "take twice",
+                                          "body only"};
     int vi[NCFG];
     vi[0] = vi[1] = gr_test_exact_stamps_variant(0);
     vi[2] = gr_test_exact_stamps_variant(1);
     vi[3] = gr_test_exact_stamps_variant(2);
-    ASSERT(vi[0] >= 0 && vi[2] >= 0 && vi[3] >= 0);
+    vi[4] = gr_test_exact_stamps_variant(3);
+    ASSERT(vi[0] >= 0 && vi[2] >= 0 && vi[3] >= 0 && vi[4] >= 0);
     const size_t cnt = gr_test_exact_stamps_count();
     unsigned long long *h = malloc(cnt * sizeof(unsigned long long));
     ASSERT(h != NULL);
@@ -1256,13 +1286,13 @@ static void test_stamps(void)
                     run_ablate(&a);
                     CU(gr_test_exact_stamps_read(h, G.stream));
                     double one[ST_N];
-                    stamps_stats(h, a.x.grid, one);
+                    stamps_stats(h, a.x.grid, c == BODY_ONLY, one);
                     for (int k = 0; k < ST_N; ++k)
                         st[c][k][r] = one[k];
                 }
                 if (c == 0)
                     stamps_dump(h, a.x.grid, dt, lg[ni]);
-                if (c != 1) { /* the stamped kernels give the production result */
+                if (c != 1 && c != BODY_ONLY) { /* the stamped kernels give the production result */
                     memset(G.res_host, 0xA5, sizeof(*G.res_host));
                     run_ablate(&a);
                     CU(cudaStreamSynchronize(G.stream));
