@@ -242,8 +242,9 @@ static int default_grid(uint64_t n, int dt, int op, int terms, int block)
 
 static void read_result(xstate_t *s, uint64_t n, int dt, int op, int grid, int block);
 
-/* Reduce n elements at device pointer d; fills the GPU's exact state. */
-static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t *s)
+/* A launch of the exact kernel over n elements at d, on G's scratch, result and stream
+ * (terms 0: the default; round_vecs 0: GR_EXACT_ROUND_VECS). */
+static gr_cuda_exact_launch_t exact_launch(const void *d, uint64_t n, int dt, int op, int terms, int block, int grid)
 {
     gr_cuda_exact_launch_t l;
     memset(&l, 0, sizeof(l));
@@ -252,13 +253,22 @@ static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t
     l.dtype = dt;
     l.op = op;
     l.power = 1;
-    l.terms = c.terms;
-    l.block = c.block ? c.block : GR_EXACT_BLOCK_DEFAULT;
-    l.grid = c.grid ? c.grid : default_grid(n, dt, op, c.terms, l.block);
-    l.round_vecs = c.round_vecs;
+    l.terms = terms;
+    l.block = block;
+    l.grid = grid;
     l.scratch = G.scratch;
     l.result = G.res_dev;
     l.stream = G.stream;
+    return l;
+}
+
+/* Reduce n elements at device pointer d; fills the GPU's exact state. */
+static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t *s)
+{
+    const int block = c.block ? c.block : GR_EXACT_BLOCK_DEFAULT;
+    gr_cuda_exact_launch_t l =
+        exact_launch(d, n, dt, op, c.terms, block, c.grid ? c.grid : default_grid(n, dt, op, c.terms, block));
+    l.round_vecs = c.round_vecs;
     memset(G.res_host, 0xA5, sizeof(*G.res_host));
     G.res_host->count = UINT64_MAX;
     CU(gr_cuda_launch_reduce_exact(&l));
@@ -988,18 +998,7 @@ static void test_bench(void)
                             int per_sm = tpsm[ti] / block;
                             if (per_sm > xocc)
                                 continue;
-                            memset(&a.x, 0, sizeof(a.x));
-                            a.x.in = d;
-                            a.x.n = n;
-                            a.x.dtype = dt;
-                            a.x.op = GR_C_SUM;
-                            a.x.power = 1;
-                            a.x.terms = terms;
-                            a.x.block = block;
-                            a.x.grid = per_sm * g_sms;
-                            a.x.scratch = G.scratch;
-                            a.x.result = G.res_dev;
-                            a.x.stream = G.stream;
+                            a.x = exact_launch(d, n, dt, GR_C_SUM, terms, block, per_sm * g_sms);
                             double tx = time_median(run_exact, &a);
                             char var[64];
                             snprintf(var, sizeof(var), "exact t%d b%d g%dx%d", terms, block, g_sms, per_sm);
@@ -1010,17 +1009,8 @@ static void test_bench(void)
                     }
                 }
                 /* the default launch (what the backend uses) */
-                memset(&a.x, 0, sizeof(a.x));
-                a.x.in = d;
-                a.x.n = n;
-                a.x.dtype = dt;
-                a.x.op = GR_C_SUM;
-                a.x.power = 1;
-                a.x.block = GR_EXACT_BLOCK_DEFAULT;
-                a.x.grid = default_grid(n, dt, GR_C_SUM, 0, GR_EXACT_BLOCK_DEFAULT);
-                a.x.scratch = G.scratch;
-                a.x.result = G.res_dev;
-                a.x.stream = G.stream;
+                a.x = exact_launch(d, n, dt, GR_C_SUM, 0, GR_EXACT_BLOCK_DEFAULT,
+                                   default_grid(n, dt, GR_C_SUM, 0, GR_EXACT_BLOCK_DEFAULT));
                 double tx = time_median(run_exact, &a);
                 char var[64];
                 snprintf(var, sizeof(var), "exact default g%d", a.x.grid);
@@ -1262,17 +1252,8 @@ static void test_stamps(void)
             memset(&a, 0, sizeof(a));
             int vocc = 0;
             CU(gr_test_exact_ablate_occupancy(vi[0], dt, &vocc));
-            a.x.in = d;
-            a.x.n = n;
-            a.x.dtype = dt;
-            a.x.op = GR_C_SUM;
-            a.x.power = 1;
-            a.x.block = 512;
-            a.x.grid = gr_cuda_exact_grid(n, dt, 512, g_sms, vocc);
-            a.x.scratch = G.scratch;
-            a.x.stream = G.stream;
+            a.x = exact_launch(d, n, dt, GR_C_SUM, 0, 512, gr_cuda_exact_grid(n, dt, 512, g_sms, vocc));
             ASSERT(a.x.grid <= GR_TEST_STAMP_BLOCKS);
-            a.x.result = G.res_dev;
             const double tprod = time_median(run_exact, &a);
             xstate_t want, got;
             read_result(&want, n, dt, GR_C_SUM, a.x.grid, a.x.block);
