@@ -67,7 +67,13 @@ static const void *kernel_for(int dtype, int op, int power, int terms, int block
     return 0;
 }
 
-extern "C" size_t gr_cuda_exact_scratch_bytes(void) { return sizeof(gr_exact_scratch_t); }
+/* the tally, or the ticket's accumulator of the tests' GR_XF_TICKET instances:
+ * both leave their words zero, so one buffer serves both */
+extern "C" size_t gr_cuda_exact_scratch_bytes(void)
+{
+    return sizeof(gr_exact_tally_t) > sizeof(gr_exact_scratch_t) ? sizeof(gr_exact_tally_t)
+                                                                  : sizeof(gr_exact_scratch_t);
+}
 
 extern "C" int gr_cuda_exact_supported(int dtype, int op, int power)
 {
@@ -105,7 +111,7 @@ extern "C" cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t 
 {
     const void *k = kernel_for(l->dtype, l->op, l->power, l->terms, l->block);
     if (!k || l->grid < 1 || l->grid > GR_EXACT_GRID_MAX || l->round_vecs > GR_EXACT_ROUND_VECS || !l->scratch ||
-        !l->result || (l->n > 0 && !l->in))
+        !l->result || (l->n > 0 && !l->in) || l->n >= GR_EXACT_LAUNCH_MAX_N)
         return cudaErrorInvalidValue;
     if ((uintptr_t)l->in % elem_size(l->dtype) != 0)
         return cudaErrorMisalignedAddress; /* no GPU load could read it */

@@ -29,11 +29,13 @@
  *         words updated with native 32-bit shared atomics (carry from the
  *         returned old value). Integer adds commute, so the order of flushes
  *         never matters.
- * grid:   each block adds its limbs to one global accumulator with 64-bit
- *         integer atomics (order-free: deterministic for any grid), takes a
- *         ticket (one acq_rel fetch_add, gr_sync.cuh), and the last block moves
- *         the accumulator to mapped host memory and zeroes it for the next
- *         launch.
+ * grid:   each block carries its limb sums once and adds them, its counts
+ *         and its signed-zero flag to a tally of 75 words with 64-bit integer
+ *         atomics (order-free: deterministic for any grid); each word counts
+ *         the blocks that have added to it in its top bits, so the block
+ *         whose add is the last one for a word writes that word's total to
+ *         mapped host memory and zeroes it for the next launch
+ *         (gr_x_block_tally). No ticket: no block waits for another.
  *
  * Capacity (the proof; docs/EXACT.md restates it). An int64 limb holding
  * digits < 2^32 overflows only after more than 2^31 additions. The kernel
@@ -49,10 +51,11 @@
  * (limb[k] mod 2^32) + floor(limb[k-1] / 2^32)), which leaves every limb in
  * [-2^31, 2^32 + 2^31). So a limb never exceeds 2^33 + 2^60 < 2^63 in
  * magnitude, for any n: the capacity is the 64-bit element count. At the end
- * a block adds its <= 16 warps' limbs (< 2^38) and at most GR_EXACT_GRID_MAX =
- * 2^20 blocks add those (< 2^58 < 2^59). The carry step after the last round
- * is skipped only when gr_exact_last_carry_free (gr_exact_bound.h) proves the
- * same 2^59 bound without it.
+ * a block sums its <= 16 warps' limbs (< 2^38; < 2^59 when the carry step
+ * after the last round was skipped, which gr_exact_last_carry_free in
+ * gr_exact_bound.h allows only then) and carries the sums once, leaving each
+ * below 2^33; at most GR_EXACT_GRID_MAX = 2^14 blocks add those into a tally
+ * word (< 2^47, under the word's block count: gr_x_block_tally).
  * Overflow of the expansion: a round gives a thread at most 2^19 terms of
  * magnitude < 2^960, and a warp merges 32 of them, so every expansion term
  * and every TwoSum intermediate stays below 2^984 (1 + 2^-30), far from
@@ -103,9 +106,8 @@
 #define GR_XF_CUT_TICKET 1024 /* return after the ticket, the last block too: no result */
 #define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
 #define GR_XF_STAMPS 4096   /* lane 0 of every warp records %globaltimer and clock64 at each stage */
-#define GR_XF_PLAINTAKE 8192 /* the last block reads the grid accumulator with loads, zeroes it with stores */
-#define GR_XF_TAKE2 65536    /* probe (with GR_XF_STAMPS): the last block runs its take twice, the second
-                              * time (same code, accumulator already zero) into a scratch result */
+#define GR_XF_TICKET 8192  /* the grid's end before the tally: the block's nonzero limbs into one
+                            * accumulator, a ticket, and the last block takes the accumulator */
 
 /*
  * Stage stamps (GR_XF_STAMPS; only where the including file defines
@@ -113,18 +115,17 @@
  * block b < GR_X_STAMP_BLOCKS, gr_x_stamps[(b NW + w) 2 GR_X_NSTAMP + s] is the
  * %globaltimer (ns) and [... + GR_X_NSTAMP + s] the clock64 at stage s:
  * 0 entry, 1 body done (the last round's), 2 warp merged and counted, 3 round
- * end passed (block barriers, carry), 4 block added to the grid, 5 ticket
- * known, 6 result written (the last block only); inside the round end: 7 the
- * merge done (before the counters), 8 the a[2..K) flushes done (before the
- * merge); with GR_XF_TAKE2, 9 and 10 after the take's first and second pass;
- * slot 11 holds the SM id.
+ * end passed (block barriers, carry), 4 the block's words ready (the tally:
+ * summed and carried; GR_XF_TICKET: its atomics issued), 5 the grid's answer
+ * known (the tally's atomics returned; the ticket), 6 result written (warps
+ * that completed a word of it; GR_XF_TICKET: the last block); inside the round
+ * end: 7 the merge done (before the counters), 8 the a[2..K) flushes done
+ * (before the merge); slots 9 and 10 unused; slot 11 holds the SM id.
  */
 #define GR_X_NSTAMP 12
 #define GR_X_STAMP_BLOCKS 1024
 #ifdef GR_EXACT_STAMPS
 __device__ unsigned long long gr_x_stamps[GR_X_STAMP_BLOCKS * 16 * GR_X_NSTAMP * 2];
-__device__ gr_exact_result_t gr_x_take2_sink;
-__device__ __forceinline__ gr_exact_result_t *gr_x_take2_result(void) { return &gr_x_take2_sink; }
 template <int F>
 __device__ __forceinline__ void gr_x_stamp(int s, double dep = 0.0)
 {
@@ -150,7 +151,6 @@ template <int F>
 __device__ __forceinline__ void gr_x_stamp(int, double = 0.0)
 {
 }
-__device__ __forceinline__ gr_exact_result_t *gr_x_take2_result(void) { return 0; }
 #endif
 
 /* Global scratch: the grid's accumulator and ticket (zero between launches). */
@@ -767,35 +767,115 @@ __device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, con
  * (atomicExch, which also zeroes them for the next launch) and resets the
  * ticket. R: gr_exact_result_t or a result that starts with the same fields.
  */
-template <int BLOCK, typename R, int F = 0>
+template <int BLOCK, typename R>
 __device__ __forceinline__ void gr_x_result_take(gr_exact_scratch_t *g, R *result)
 {
-    if (F & GR_XF_PLAINTAKE) {
-        for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
-            result->limb[k] = (int64_t)__ldcg(&g->limb[k]);
-            g->limb[k] = 0ull;
+    for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
+        result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
+    if (threadIdx.x == 0) {
+        result->nan = atomicExch(&g->cnt[0], 0ull);
+        result->pinf = atomicExch(&g->cnt[1], 0ull);
+        result->ninf = atomicExch(&g->cnt[2], 0ull);
+        result->flushes = atomicExch(&g->cnt[3], 0ull);
+        result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
+        g->ticket = 0u;
+    }
+}
+
+/*
+ * The tally: the exact kernel's grid accumulator without a ticket. Word j
+ * (limbs 0..69, then the NaN, +Inf, -Inf and flush counts, then the count of
+ * blocks with a term that was not -0.0) holds (blocks that have added to it)
+ * 2^48 + (the sum of their values). Every block adds to every word once, with
+ * one atomicAdd whose returned old value says how many blocks came before: the
+ * block that finds gridDim.x - 1 of them holds the word's total, writes it to
+ * the result and zeroes the word for the next launch. So no block waits for
+ * any other, and each of the 75 words costs its block one atomic round trip,
+ * in parallel, where the ticket cost a block its atomics, a barrier, the ticket
+ * and, for the last block, a second round trip to read the accumulator.
+ *
+ * Bounds (docs/EXACT.md, "Capacity" item 6): before adding, the block carries
+ * its limb sums once (|sum| < 2^63, so the carry is at most 2^31), which
+ * leaves every value below 2^33 in magnitude (the top limb too: the sum's
+ * value is below 2^1088, the top limb's weight is 2^1120); the counts of one
+ * launch stay below 2^47 for n < GR_EXACT_LAUNCH_MAX_N; with at most
+ * GR_EXACT_GRID_MAX = 2^14 blocks every partial sum stays below 2^47 and the
+ * count below 2^15, so a word never carries into the count's bits and
+ * (old + 2^47) >> 48 is the count of the blocks before.
+ */
+#define GR_X_NTALLY (GR_X_NL + 5)
+#define GR_X_TALLY_SHIFT 48
+typedef struct gr_exact_tally {
+    unsigned long long w[GR_X_NTALLY];
+} gr_exact_tally_t;
+
+/*
+ * Block -> tally (every thread of the block calls it; one __syncthreads).
+ * s_sum: GR_X_NL words of shared scratch. The caller has passed a
+ * __syncthreads since the last shared-memory update. CUT (timing only):
+ * 1 return before the atomics, 2 return after them without writing.
+ */
+template <int BLOCK, int F>
+__device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const int *s_hi,
+                                                 const unsigned long long *s_cnt, long long *s_sum, int any_nz,
+                                                 gr_exact_tally_t *tally, gr_exact_result_t *result, uint64_t n)
+{
+    const int NW = BLOCK / 32;
+    const int j = (int)threadIdx.x;
+    static_assert(BLOCK >= GR_X_NTALLY, "one thread a word");
+    long long s = 0;
+    if (j < GR_X_NL) {
+#pragma unroll
+        for (int w = 0; w < NW; ++w)
+            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + j);
+        s_sum[j] = s;
+    }
+    __syncthreads();
+    gr_x_stamp<F>(4);
+    if (F & GR_XF_CUT_BLOCK)
+        return;
+    bool last = false;
+    if (j < GR_X_NTALLY) {
+        unsigned long long v;
+        if (j < GR_X_NL) {
+            long long c = j == GR_X_NL - 1 ? s : (s & 0xFFFFFFFFll);
+            if (j > 0)
+                c += s_sum[j - 1] >> 32; /* arithmetic shift: floor division */
+            v = (unsigned long long)c;
+        } else if (j < GR_X_NL + 4) {
+            v = 0ull;
+#pragma unroll
+            for (int w = 0; w < NW; ++w)
+                v += s_cnt[w * 4 + (j - GR_X_NL)];
+        } else {
+            v = (unsigned long long)(any_nz != 0);
         }
-        if (threadIdx.x == 0) {
-            result->nan = __ldcg(&g->cnt[0]);
-            result->pinf = __ldcg(&g->cnt[1]);
-            result->ninf = __ldcg(&g->cnt[2]);
-            result->flushes = __ldcg(&g->cnt[3]);
-            result->nonnegzero = __ldcg(&g->nonnegzero);
-            g->cnt[0] = g->cnt[1] = g->cnt[2] = g->cnt[3] = 0ull;
-            g->nonnegzero = 0u;
-            g->ticket = 0u;
+        const unsigned long long add = (1ull << GR_X_TALLY_SHIFT) + v;
+        const unsigned long long old = atomicAdd(&tally->w[j], add);
+        last = ((old + (1ull << (GR_X_TALLY_SHIFT - 1))) >> GR_X_TALLY_SHIFT) == gridDim.x - 1u;
+        if (last && !(F & GR_XF_CUT_TICKET)) {
+            const unsigned long long total = old + add - ((unsigned long long)gridDim.x << GR_X_TALLY_SHIFT);
+            tally->w[j] = 0ull; /* no block adds to it again in this launch */
+            if (j < GR_X_NL)
+                result->limb[j] = (int64_t)total;
+            else if (j == GR_X_NL + 0)
+                result->nan = total;
+            else if (j == GR_X_NL + 1)
+                result->pinf = total;
+            else if (j == GR_X_NL + 2)
+                result->ninf = total;
+            else if (j == GR_X_NL + 3)
+                result->flushes = total;
+            else
+                result->nonnegzero = total != 0ull;
+            if (j == 0)
+                result->count = n;
         }
-    } else {
-        for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK)
-            result->limb[k] = (int64_t)atomicExch(&g->limb[k], 0ull);
-        if (threadIdx.x == 0) {
-            result->nan = atomicExch(&g->cnt[0], 0ull);
-            result->pinf = atomicExch(&g->cnt[1], 0ull);
-            result->ninf = atomicExch(&g->cnt[2], 0ull);
-            result->flushes = atomicExch(&g->cnt[3], 0ull);
-            result->nonnegzero = atomicExch(&g->nonnegzero, 0u);
-            g->ticket = 0u;
-        }
+    }
+    if (F & GR_XF_STAMPS) { /* 5: this warp's atomics returned; 6: it wrote part of the result */
+        gr_x_stamp<F>(5, (double)last);
+        if (__any_sync(0xFFFFFFFFu, last) && !(F & GR_XF_CUT_TICKET))
+            gr_x_stamp<F>(6);
     }
 }
 
@@ -840,16 +920,18 @@ struct gr_xbody<float> {
 
 /*
  * Launch assumptions: blockDim.x == BLOCK; 1 <= gridDim.x <= GR_EXACT_GRID_MAX;
- * `in` aligned to sizeof(T) (any offset from 16 bytes is fine);
- * 1 <= round_vecs <= GR_EXACT_ROUND_VECS; *g zero at launch; launches sharing
- * g are ordered. Result: the last block writes *result and leaves *g zero.
- * The result's stores carry no fence: the host reads it once the kernel has
+ * n < GR_EXACT_LAUNCH_MAX_N; `in` aligned to sizeof(T) (any offset from 16
+ * bytes is fine); 1 <= round_vecs <= GR_EXACT_ROUND_VECS; scratch
+ * (gr_exact_tally_t, or gr_exact_scratch_t with GR_XF_TICKET) zero at launch;
+ * launches sharing it are ordered. Result: each field of *result is written
+ * by the block that completes it (the tally), and scratch is left zero. The
+ * result's stores carry no fence: the host reads it once the kernel has
  * completed (a stream or event sync), which makes every store visible.
  * F: ablation flags (GR_XF_*), 0 in every build but the tests'.
  */
 template <int BLOCK, typename T, int OP, int K, int F = 0>
 __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
-    gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, gr_exact_scratch_t *g,
+    gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, void *scratch,
                     gr_exact_result_t *result)
 {
     typedef typename gr_xvec<T>::type vec_t;
@@ -858,7 +940,8 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     __shared__ unsigned int s_lo[NW * GR_X_NL];
     __shared__ int s_hi[NW * GR_X_NL];
     __shared__ unsigned long long s_cnt[NW * 4]; /* per warp: nan, +inf, -inf, flushes */
-    __shared__ int s_last;
+    __shared__ long long s_sum[GR_X_NL]; /* the tally's carry */
+    __shared__ int s_last;                 /* GR_XF_TICKET */
 
     gr_x_stamp<F>(0);
     for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
@@ -890,6 +973,11 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     const vec_t *__restrict__ v = (const vec_t *)(in + head);
 
     const uint64_t per_round = round_vecs * nthreads;
+    /* the last round may skip its carry step when it gives no thread more than
+     * gr_exact_last_carry_max_vecs vectors, i.e. when hi - lo < free_lim: the
+     * bound's division is done here, not between the last body and the merge */
+    const int64_t free_vecs = gr_exact_last_carry_max_vecs(VEC, gridDim.x);
+    const uint64_t free_lim = free_vecs < 0 ? 0u : (uint64_t)free_vecs * nthreads + 1u;
     uint64_t lo = 0;
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
@@ -943,8 +1031,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
                 result->nan = 1u;
             return;
         }
-        const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) ||
-                           !gr_exact_last_carry_free((hi - lo + nthreads - 1) / nthreads, VEC, gridDim.x);
+        const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) || hi - lo >= free_lim;
         lo = hi;
         gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt, carry);
         gr_x_stamp<F>(3);
@@ -952,8 +1039,15 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
 
     if (F & GR_XF_CUT_MERGE)
         return;
-    /* block -> grid accumulator (integer atomics: any order gives the same) */
     const int any_nz = __syncthreads_or(st.nz);
+    if (!(F & GR_XF_TICKET)) {
+        /* block -> tally: no block waits for another (gr_x_block_tally) */
+        gr_x_block_tally<BLOCK, F>(s_lo, s_hi, s_cnt, s_sum, any_nz, (gr_exact_tally_t *)scratch, result, n);
+        return;
+    }
+    /* GR_XF_TICKET: block -> grid accumulator (integer atomics: any order
+     * gives the same), a ticket, and the last block takes the accumulator */
+    gr_exact_scratch_t *g = (gr_exact_scratch_t *)scratch;
     gr_x_block_to_grid<BLOCK>(s_lo, s_hi, s_cnt, any_nz, g);
     gr_x_stamp<F>(4);
     if (F & GR_XF_CUT_BLOCK)
@@ -969,19 +1063,8 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         return;
     if (F & GR_XF_FENCES)
         __threadfence(); /* the ticket before the reads */
-    if (F & GR_XF_TAKE2) {
-        /* the same code twice: a second pass much faster than the first says the
-         * first one's time was its code (or lines) arriving, not its work */
-#pragma unroll 1
-        for (int rep = 0; rep < 2; ++rep) {
-            gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, rep ? gr_x_take2_result() : result);
-            __syncthreads();
-            gr_x_stamp<F>(9 + rep);
-        }
-    } else {
-        gr_x_result_take<BLOCK, gr_exact_result_t, F>(g, result);
-        __syncthreads();
-    }
+    gr_x_result_take<BLOCK>(g, result);
+    __syncthreads();
     if (threadIdx.x == 0) {
         result->count = n;
         if (F & GR_XF_FENCES)

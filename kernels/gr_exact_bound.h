@@ -43,4 +43,24 @@ GR_EXACT_BOUND_FN int gr_exact_last_carry_free(uint64_t vecs, uint64_t per_vec, 
     return blocks * (A + 2u) < ((uint64_t)1 << 23);
 }
 
+/*
+ * The same bound as a limit on the vectors: the largest v for which
+ * gr_exact_last_carry_free(v, per_vec, blocks) holds (it holds for every
+ * smaller v too), or -1 when it holds for none. The kernel computes it once at
+ * entry and compares, so no division lies between its last body and its merge.
+ * 32-bit divisions: blocks <= 2^20 and per_vec <= 8 in the stated ranges.
+ */
+GR_EXACT_BOUND_FN int64_t gr_exact_last_carry_max_vecs(uint64_t per_vec, uint64_t blocks)
+{
+    if (per_vec > GR_EXACT_BOUND_MAX_PER_VEC || blocks > GR_EXACT_BOUND_MAX_BLOCKS)
+        return -1;
+    /* blocks (A + 2) < 2^23 with A + 2 = 32 v per_vec + fixed */
+    const uint32_t room = blocks ? (((uint32_t)1 << 23) - 1u) / (uint32_t)blocks : UINT32_MAX;
+    const uint32_t fixed = 2u * (uint32_t)per_vec + GR_EXACT_MERGE_FLUSHES + 2u;
+    if (room < fixed)
+        return -1;
+    const uint64_t v = per_vec ? (room - fixed) / (32u * (uint32_t)per_vec) : GR_EXACT_BOUND_MAX_VECS;
+    return (int64_t)(v < GR_EXACT_BOUND_MAX_VECS ? v : GR_EXACT_BOUND_MAX_VECS);
+}
+
 #endif /* GR_EXACT_BOUND_H */

@@ -36,12 +36,13 @@ extern "C" {
 #define GR_EXACT_ROUND_VECS (1u << 16)
 
 /*
- * What one launch leaves in mapped pinned host memory. Written by the last
- * block; `count` (= n) is written last, so a host that poisons it before the
- * launch can tell a result that was never written.
+ * What one launch leaves in mapped pinned host memory. Each field is written
+ * by the block that completes it (the tally, kernels/gr_exact.cuh), `count`
+ * (= n) with limb 0, so a host that poisons it before the launch and reads it
+ * after the kernel has completed can tell a result that was never written.
  */
 typedef struct gr_exact_result {
-    int64_t limb[GR_EXACT_LIMBS]; /* exact sum of the finite terms, not normalised: |limb| < 2^59 */
+    int64_t limb[GR_EXACT_LIMBS]; /* exact sum of the finite terms, not normalised: |limb| < 2^47 */
     uint64_t count;               /* n */
     uint64_t nan;                 /* NaN terms */
     uint64_t pinf;                /* +Inf terms */
@@ -53,7 +54,7 @@ typedef struct gr_exact_result {
 /*
  * One launch.
  *
- * in:         n elements of dtype (GR_C_F32, GR_C_F64, GR_C_F16 or
+ * in:         n < GR_EXACT_LAUNCH_MAX_N elements of dtype (GR_C_F32, GR_C_F64, GR_C_F16 or
  *             GR_C_BF16), device-accessible, aligned to the element size
  *             (else cudaErrorMisalignedAddress); any element offset from a
  *             16-byte boundary is fine. f16 / bf16 elements are read 8 per
@@ -93,8 +94,10 @@ typedef struct gr_cuda_exact_launch {
 #define GR_EXACT_TERMS_F32 3
 #define GR_EXACT_TERMS_F64 3
 #define GR_EXACT_BLOCK_DEFAULT 512
-/* Most blocks one launch may use: keeps every limb sum below 2^59. */
-#define GR_EXACT_GRID_MAX (1 << 20)
+/* Most blocks and elements one launch may take: the tally's words keep a
+ * count of blocks (< 2^15) above a sum below 2^47 (gr_exact.cuh). */
+#define GR_EXACT_GRID_MAX (1 << 14)
+#define GR_EXACT_LAUNCH_MAX_N ((uint64_t)1 << 40)
 
 cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t *l);
 

@@ -278,6 +278,14 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
                                     cudaHostAllocMapped));
         GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&s->xres_dev, s->xres_host, 0));
     }
+    if (s->grid_override > GR_EXACT_GRID_MAX)
+        GR_FAIL(GR_ERR_INVALID_ARG, "--mode exact on the GPU takes at most %d blocks, but the grid is forced to %d; "
+                                    "use a smaller --cuda-grid or 0 (occupancy)",
+                GR_EXACT_GRID_MAX, s->grid_override);
+    if (n >= GR_EXACT_LAUNCH_MAX_N)
+        GR_FAIL(GR_ERR_INVALID_ARG, "--mode exact on the GPU takes fewer than 2^40 elements per launch, got %llu; "
+                                    "use more ranks, so that each GPU reduces a smaller shard",
+                (unsigned long long)n);
     /* the exact kernel is built for 128..512 threads and has its own measured default */
     int block = !s->block_forced ? GR_EXACT_BLOCK_DEFAULT : s->block <= 512 ? s->block : 512;
     int *occ = &s->xocc[d->dtype][d->op.kind];
@@ -295,7 +303,7 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
     l.scratch = s->xscratch;
     l.result = &s->xres_dev[slot];
     l.stream = s->stream;
-    s->xres_host[slot].count = UINT64_MAX; /* poison: the kernel writes n last */
+    s->xres_host[slot].count = UINT64_MAX; /* poison: the kernel writes n with limb 0 */
     GR_DEBUGLOG(GR_SUB_CUDA, "exact reduce %s %s n=%llu grid %d block %d", gr_dtype_name(d->dtype),
                 gr_op_name(d->op.kind), (unsigned long long)n, l.grid, l.block);
     GR_CUDA_CHECK(gr_cuda_launch_reduce_exact(&l));

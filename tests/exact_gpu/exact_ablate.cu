@@ -15,7 +15,7 @@
 #include "exact_ablate.h"
 
 /* every flag: the kernel before the 2026-11-30 round (docs/EXACT.md) */
-#define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_FENCES | GR_XF_CNTATOM)
+#define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_TICKET | GR_XF_FENCES | GR_XF_CNTATOM)
 #define GR_XF_OLD (GR_XF_EAGER | GR_XF_OTHERBODY | GR_XF_END)
 
 #define GR_ABLATE_CASE(F)                                                                                              \
@@ -30,7 +30,8 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_OTHERBODY)
         GR_ABLATE_CASE(GR_XF_FULLMERGE)
         GR_ABLATE_CASE(GR_XF_LASTCARRY)
-        GR_ABLATE_CASE(GR_XF_FENCES)
+        GR_ABLATE_CASE(GR_XF_TICKET)
+        GR_ABLATE_CASE(GR_XF_TICKET | GR_XF_FENCES)
         GR_ABLATE_CASE(GR_XF_END)
         GR_ABLATE_CASE(GR_XF_OLD)
         GR_ABLATE_CASE(GR_XF_CUT_BODY)
@@ -40,8 +41,7 @@ static const void *ablate_kernel(int flags)
         GR_ABLATE_CASE(GR_XF_CUT_TICKET)
         GR_ABLATE_CASE(GR_XF_CNTATOM)
         GR_ABLATE_CASE(GR_XF_STAMPS)
-        GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_PLAINTAKE)
-        GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_TAKE2)
+        GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_TICKET)
         GR_ABLATE_CASE(GR_XF_STAMPS | GR_XF_CUT_BODY)
     default:
         return 0;
@@ -49,15 +49,16 @@ static const void *ablate_kernel(int flags)
 }
 
 static const int k_flags[] = {GR_XF_EAGER,     GR_XF_OTHERBODY, GR_XF_FULLMERGE, GR_XF_LASTCARRY,
-                              GR_XF_FENCES,    GR_XF_CNTATOM,   GR_XF_END,       GR_XF_OLD,
-                              GR_XF_CUT_BODY,  GR_XF_CUT_MERGE, GR_XF_CUT_BLOCK, GR_XF_CUT_TICKET,
-                              GR_XF_NOCNT,     GR_XF_STAMPS,    GR_XF_STAMPS | GR_XF_PLAINTAKE,
-                              GR_XF_STAMPS | GR_XF_TAKE2, GR_XF_STAMPS | GR_XF_CUT_BODY};
-static const char *const k_names[] = {"eager stages",   "other body",     "full KxK merge", "carry after last",
-                                      "fences",         "counter atomics", "end: all four", "all (the old kernel)",
-                                      "cut: body only", "cut: +merge",     "cut: +block",   "cut: +ticket",
-                                      "cut: no counters", "stage stamps",  "stamps, plain take",
-                                      "stamps, take twice", "stamps, cut: body only"};
+                              GR_XF_TICKET,    GR_XF_TICKET | GR_XF_FENCES,      GR_XF_CNTATOM,
+                              GR_XF_END,       GR_XF_OLD,       GR_XF_CUT_BODY,  GR_XF_CUT_MERGE,
+                              GR_XF_CUT_BLOCK, GR_XF_CUT_TICKET, GR_XF_NOCNT,    GR_XF_STAMPS,
+                              GR_XF_STAMPS | GR_XF_TICKET,      GR_XF_STAMPS | GR_XF_CUT_BODY};
+static const char *const k_names[] = {"eager stages",     "other body",       "full KxK merge",  "carry after last",
+                                      "ticket end",       "ticket, fences",   "counter atomics", "end: all five",
+                                      "all (the old kernel)", "cut: body only", "cut: +merge",   "cut: +block sum",
+                                      "cut: +grid atomics", "cut: no counters", "stage stamps",  "stamps, ticket end",
+                                      "stamps, cut: body only"};
+static_assert(sizeof(k_flags) / sizeof(k_flags[0]) == sizeof(k_names) / sizeof(k_names[0]), "one name a variant");
 
 extern "C" int gr_test_exact_ablate_count(void) { return (int)(sizeof(k_flags) / sizeof(k_flags[0])); }
 
@@ -100,14 +101,11 @@ extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_la
 
 static_assert(GR_TEST_NSTAMP == GR_X_NSTAMP && GR_TEST_STAMP_BLOCKS == GR_X_STAMP_BLOCKS, "exact_ablate.h's copies");
 
-/* which: 0 the production kernel with stamps, 1 the same with the plain-load take,
- * 2 with the take run twice, 3 stopped after the body (timing only) */
+/* which: 0 the production kernel with stamps, 1 the same with the ticket end
+ * (GR_XF_TICKET), 2 stopped after the body (timing only) */
 extern "C" int gr_test_exact_stamps_variant(int which)
 {
-    const int want = GR_XF_STAMPS | (which == 1   ? GR_XF_PLAINTAKE
-                                     : which == 2 ? GR_XF_TAKE2
-                                     : which == 3 ? GR_XF_CUT_BODY
-                                                  : 0);
+    const int want = GR_XF_STAMPS | (which == 1 ? GR_XF_TICKET : which == 2 ? GR_XF_CUT_BODY : 0);
     for (int i = 0; i < gr_test_exact_ablate_count(); ++i)
         if (k_flags[i] == want)
             return i;

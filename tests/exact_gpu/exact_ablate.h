@@ -25,7 +25,7 @@ cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
  * zeroing it (stream-ordered) and reading it (synchronises s). */
 #define GR_TEST_NSTAMP 12         /* GR_X_NSTAMP */
 #define GR_TEST_STAMP_BLOCKS 1024 /* GR_X_STAMP_BLOCKS */
-int gr_test_exact_stamps_variant(int which); /* 0: production + stamps; 1: + plain-load take; 2: + take twice; 3: body only */
+int gr_test_exact_stamps_variant(int which); /* 0: production + stamps; 1: + the ticket end; 2: body only */
 size_t gr_test_exact_stamps_count(void);
 cudaError_t gr_test_exact_stamps_clear(cudaStream_t s);
 cudaError_t gr_test_exact_stamps_read(unsigned long long *h, cudaStream_t s);

@@ -13,7 +13,7 @@
  * rounded once to the half type) run through the same cases as f32.
  *
  *   test_exact_gpu           generators x dtypes x ops x sizes x offsets x
- *                            expansion sizes; grids 1, 7, 132, default and
+ *                            expansion sizes; grids 1, 7, 132, 2^14, default and
  *                            block sizes; forced rounds; adversarial arrays
  *   test_exact_gpu --small   a few of each (for compute-sanitizer memcheck)
  *   test_exact_gpu --race    launch shapes only, small (for racecheck)
@@ -396,10 +396,11 @@ static void test_shapes(void)
 {
     cfg_t cfgs[64];
     int nc = 0;
-    const int grids[] = {1, 7, 132, 0};
+    /* GR_EXACT_GRID_MAX: the tally's block count at its largest */
+    const int grids[] = {1, 7, 132, GR_EXACT_GRID_MAX, 0};
     const int blocks[] = {128, 256, 512};
     for (int t = 2; t <= 3; ++t)
-        for (int gi = 0; gi < 4; ++gi)
+        for (int gi = 0; gi < 5; ++gi)
             for (int bi = 0; bi < 3; ++bi) {
                 cfg_t c = {t, grids[gi], blocks[bi], 0};
                 cfgs[nc++] = c;
@@ -419,7 +420,7 @@ static void test_shapes(void)
         for (int gen = GR_C_UNIFORM; gen <= GR_C_STRESS; gen += GR_C_STRESS - GR_C_UNIFORM) {
             void *h = gen_host(gen, dt, n, 1);
             if (g_small)
-                check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, small, 5, NULL);
+                check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, small, (int)(sizeof(small) / sizeof(small[0])), NULL);
             else
                 check_host(GEN_NAMES[gen], h, dt, GR_C_SUM, n, 1, cfgs, nc, NULL);
             free(h);
@@ -782,6 +783,13 @@ static void test_unsupported(void)
     l.block = 96;
     ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorInvalidValue);
     l.block = 256;
+    /* the tally's words hold a block count below 2^15 over a sum below 2^47 */
+    l.grid = GR_EXACT_GRID_MAX + 1;
+    ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorInvalidValue);
+    l.grid = 1;
+    l.n = GR_EXACT_LAUNCH_MAX_N;
+    ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorInvalidValue);
+    l.n = 4;
     l.in = (const char *)G.buf + 4;
     ASSERT(gr_cuda_launch_reduce_exact(&l) == cudaErrorMisalignedAddress);
     l.dtype = GR_C_F16; /* 2-byte elements: an odd address is misaligned, an even one is fine */
@@ -1075,19 +1083,20 @@ static double median_of(double *v, int n)
 }
 
 enum { ST_ENTRY, ST_BODY_MIN, ST_BODY_MED, ST_BODY_MAX, ST_MERGED, ST_MERGE_MED, ST_MERGE_MAX, ST_PRE_MED,
-       ST_TREE_MED, ST_CNT_MED, ST_ROUND, ST_GRID, ST_TICKET, ST_TICKET_RT, ST_DONE, ST_TAKE, ST_TAKE1, ST_TAKE2,
-       ST_MHZ, ST_N };
+       ST_TREE_MED, ST_CNT_MED, ST_ROUND, ST_GRID, ST_TICKET, ST_TICKET_RT, ST_DONE, ST_TAKE, ST_MHZ, ST_N };
 static const char *const ST_NAMES[ST_N] = {
     "entry (last warp)", "body done (first warp)", "body done (median warp)", "body done (last warp)",
     "merged (last warp)", "merge, per warp (median)", "merge, per warp (max)", "  a[2..K) flushes (median)",
     "  the merge proper (median)", "  counters (median)", "round end passed (last)",
-    "block in grid (last)", "ticket known (last)", "ticket, per block (median)", "result written",
-    "last block's take", "  take twice: first pass", "  take twice: second pass", "SM clock (MHz)"};
+    "block's words ready (last)", "grid answered (last)", "grid round trip, per block", "result written",
+    "answer -> result written", "SM clock (MHz)"};
 
 /* One launch's stage times in us since the first warp's entry (see ST_NAMES);
  * body_only: a kernel stopped after the body (GR_XF_CUT_BODY): its body stages
- * only, the rest 0. */
-static void stamps_stats(const unsigned long long *h, int blocks, int body_only, double *out)
+ * only, the rest 0; ticket: the ticket end (GR_XF_TICKET), whose last block
+ * alone writes the result (the tally's result is written by the warps that
+ * complete its words: at least one). */
+static void stamps_stats(const unsigned long long *h, int blocks, int body_only, int ticket_end, double *out)
 {
     if (body_only) {
         const int NS = GR_TEST_NSTAMP, nw = blocks * 16;
@@ -1128,7 +1137,7 @@ static void stamps_stats(const unsigned long long *h, int blocks, int body_only,
         if (p[0] < t0)
             t0 = p[0];
     }
-    double entry = 0, merged = 0, round = 0, grid = 0, ticket = 0, done = 0, take = 0, take1 = 0, take2 = 0;
+    double entry = 0, merged = 0, round = 0, grid = 0, ticket = 0, done = 0, take = 0;
     int last = 0;
     for (int w = 0; w < nw; ++w) {
         const unsigned long long *p = h + (size_t)w * 2 * NS, *c = p + NS;
@@ -1150,17 +1159,19 @@ static void stamps_stats(const unsigned long long *h, int blocks, int body_only,
         if (w % NW == 0)
             tick[w / NW] = (double)(c[5] - c[4]);
         if (p[6]) {
+            ASSERT(p[6] >= p[5]);
             ++last;
-            done = GR_T(6) > done ? GR_T(6) : done;
-            take = (double)(c[6] - c[5]);
-            if (c[9] && c[10]) { /* GR_XF_TAKE2 */
-                take1 = (double)(c[9] - c[5]);
-                take2 = (double)(c[10] - c[9]);
+            if (GR_T(6) > done) {
+                done = GR_T(6);
+                take = (double)(c[6] - c[5]);
             }
         }
 #undef GR_T
     }
-    ASSERT(last == NW); /* exactly one block took the last ticket */
+    if (ticket_end)
+        ASSERT(last == NW); /* exactly one block took the last ticket */
+    else
+        ASSERT(last >= 1 && last <= 3 * blocks); /* warps 0..2 hold the tally's 75 threads */
     out[ST_MHZ] = median_of(mhz, nw);
     const double us_per_clk = 1.0 / out[ST_MHZ];
     out[ST_ENTRY] = entry;
@@ -1170,8 +1181,6 @@ static void stamps_stats(const unsigned long long *h, int blocks, int body_only,
     out[ST_TICKET] = ticket;
     out[ST_DONE] = done;
     out[ST_TAKE] = take * us_per_clk;
-    out[ST_TAKE1] = take1 * us_per_clk;
-    out[ST_TAKE2] = take2 * us_per_clk;
     out[ST_TICKET_RT] = median_of(tick, blocks) * us_per_clk;
     out[ST_MERGE_MAX] = 0;
     for (int w = 0; w < nw; ++w)
@@ -1222,18 +1231,15 @@ static void stamps_dump(const unsigned long long *h, int blocks, int dt, int lg)
 static void test_stamps(void)
 {
     /* configurations: the production kernel with stamps, the same with its result in device
-     * memory instead of mapped host memory, with the plain-load take (GR_XF_PLAINTAKE), and
-     * with the take run twice (GR_XF_TAKE2: the second pass's code is warm), and the
-     * kernel stopped after its body (GR_XF_CUT_BODY, timing only: no result) */
-    enum { NCFG = 5, BODY_ONLY = 4 };
-    static const char *const CFG[NCFG] = {"production", "result in dev mem", "plain-load take", "take twice",
-                                          "body only"};
+     * memory instead of mapped host memory, with the ticket end it replaced (GR_XF_TICKET),
+     * and the kernel stopped after its body (GR_XF_CUT_BODY, timing only: no result) */
+    enum { NCFG = 4, TICKET_END = 2, BODY_ONLY = 3 };
+    static const char *const CFG[NCFG] = {"production", "result in dev mem", "ticket end", "body only"};
     int vi[NCFG];
     vi[0] = vi[1] = gr_test_exact_stamps_variant(0);
     vi[2] = gr_test_exact_stamps_variant(1);
     vi[3] = gr_test_exact_stamps_variant(2);
-    vi[4] = gr_test_exact_stamps_variant(3);
-    ASSERT(vi[0] >= 0 && vi[2] >= 0 && vi[3] >= 0 && vi[4] >= 0);
+    ASSERT(vi[0] >= 0 && vi[2] >= 0 && vi[3] >= 0);
     const size_t cnt = gr_test_exact_stamps_count();
     unsigned long long *h = malloc(cnt * sizeof(unsigned long long));
     ASSERT(h != NULL);
@@ -1267,7 +1273,7 @@ static void test_stamps(void)
                     run_ablate(&a);
                     CU(gr_test_exact_stamps_read(h, G.stream));
                     double one[ST_N];
-                    stamps_stats(h, a.x.grid, c == BODY_ONLY, one);
+                    stamps_stats(h, a.x.grid, c == BODY_ONLY, c == TICKET_END, one);
                     for (int k = 0; k < ST_N; ++k)
                         st[c][k][r] = one[k];
                 }

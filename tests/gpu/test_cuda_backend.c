@@ -24,6 +24,7 @@
  *  - NaN/Inf/-0.0 inputs: the IEEE/numpy answer, bitwise.
  */
 #include "gpureduce.h"
+#include "gr_exact_kernels.h"
 #include "gr_internal.h"
 #include "gr_kernels.h"
 #include "test.h"
@@ -719,7 +720,16 @@ static void test_exact_mode(gr_ctx_t gpu, gr_ctx_t cpu)
         OK(gr_reduce_synthetic(cpu, GR_GEN_STRESS, SEED, 100003, &di, &vc, NULL));
         check_value("exact mode", &di, 100003, NULL, &vg, &vc);
     }
-    g_checks += 1;
+    /* a grid forced past the exact kernel's limit is refused with a clear error, not launched */
+    gr_result_t r;
+    gr_ctx_t wide = make_ctx(GR_BACKEND_CUDA, 0, GR_EXACT_GRID_MAX + 1, &r);
+    ASSERT(wide != NULL);
+    gr_desc_t d = desc(GR_F32, GR_OP_SUM, 1);
+    d.mode = GR_MODE_EXACT;
+    gr_value_t v;
+    ASSERT_EQ_I(gr_reduce_synthetic(wide, GR_GEN_STRESS, SEED, 1000, &d, &v, NULL), GR_ERR_INVALID_ARG);
+    OK(gr_ctx_destroy(wide));
+    g_checks += 2;
 }
 
 /* Exact-mode values: the same bits (NaN: both NaN) and counts on both backends. */

@@ -25,8 +25,23 @@ static u128 worst_limb(uint64_t vecs, uint64_t per_vec, uint64_t blocks)
 
 static unsigned long long g_checks;
 
+/* the kernel's form of the bound (a limit computed once) says the same */
+static void check_max(uint64_t vecs, uint64_t per_vec, uint64_t blocks)
+{
+    const int64_t m = gr_exact_last_carry_max_vecs(per_vec, blocks);
+    const int by_max = m >= 0 && vecs <= (uint64_t)m;
+    if (by_max != gr_exact_last_carry_free(vecs, per_vec, blocks))
+        GR_TEST_FAIL_("vecs %llu per_vec %llu blocks %llu: carry_free %d but max_vecs %lld",
+                      (unsigned long long)vecs, (unsigned long long)per_vec, (unsigned long long)blocks,
+                      gr_exact_last_carry_free(vecs, per_vec, blocks), (long long)m);
+    if (m >= 0 && !gr_exact_last_carry_free((uint64_t)m, per_vec, blocks))
+        GR_TEST_FAIL_("max_vecs %lld itself not free at per_vec %llu blocks %llu", (long long)m,
+                      (unsigned long long)per_vec, (unsigned long long)blocks);
+}
+
 static void check_point(uint64_t vecs, uint64_t per_vec, uint64_t blocks)
 {
+    check_max(vecs, per_vec, blocks);
     if (!gr_exact_last_carry_free(vecs, per_vec, blocks))
         return;
     ++g_checks;
@@ -73,6 +88,24 @@ int main(void)
     ASSERT(!gr_exact_last_carry_free(GR_EXACT_BOUND_MAX_VECS + 1, 2, 1));
     ASSERT(!gr_exact_last_carry_free(0, GR_EXACT_BOUND_MAX_PER_VEC + 1, 1));
     ASSERT(!gr_exact_last_carry_free(0, 2, GR_EXACT_BOUND_MAX_BLOCKS + 1));
+    ASSERT(gr_exact_last_carry_max_vecs(GR_EXACT_BOUND_MAX_PER_VEC + 1, 1) == -1);
+    ASSERT(gr_exact_last_carry_max_vecs(2, GR_EXACT_BOUND_MAX_BLOCKS + 1) == -1);
+    /* the limit against the predicate at every element width, a few grids, and
+     * the vectors around the limit itself */
+    for (uint64_t pv = 0; pv <= GR_EXACT_BOUND_MAX_PER_VEC + 1; ++pv) {
+        const uint64_t grids[] = {0, 1, 2, 7, 132, 264, 1000, 4095, 4096, 16384, GR_EXACT_BOUND_MAX_BLOCKS};
+        for (int gi = 0; gi < (int)(sizeof(grids) / sizeof(grids[0])); ++gi) {
+            const int64_t m = gr_exact_last_carry_max_vecs(pv, grids[gi]);
+            for (int64_t d = -2; d <= 2; ++d)
+                if (m + d >= 0)
+                    check_max((uint64_t)(m + d), pv, grids[gi]);
+            check_max(0, pv, grids[gi]);
+            check_max(GR_EXACT_BOUND_MAX_VECS, pv, grids[gi]);
+            check_max(GR_EXACT_BOUND_MAX_VECS + 1, pv, grids[gi]);
+        }
+    }
+    /* 2^24 f32 on the H200's grid: the limit is what the kernel compares with */
+    ASSERT(gr_exact_last_carry_max_vecs(4, 264) >= 32);
 
     /* the launches docs/EXACT.md names (132 SMs x 2 blocks of 512): 2^24 f32 is
      * one round without the carry step; 2^30 f32 and f64 take it; so does the
