@@ -97,7 +97,7 @@ typedef struct gr_cuda_exact_launch {
 /* Most blocks and elements one launch may take: the tally's words keep a
  * count of blocks (< 2^15) above a sum below 2^47 (gr_exact.cuh). */
 #define GR_EXACT_GRID_MAX (1 << 14)
-#define GR_EXACT_LAUNCH_MAX_N ((uint64_t)1 << 40)
+#define GR_EXACT_LAUNCH_MAX_N ((uint64_t)1 << 41)
 
 cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t *l);
 

@@ -283,7 +283,7 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
                                     "use a smaller --cuda-grid or 0 (occupancy)",
                 GR_EXACT_GRID_MAX, s->grid_override);
     if (n >= GR_EXACT_LAUNCH_MAX_N)
-        GR_FAIL(GR_ERR_INVALID_ARG, "--mode exact on the GPU takes fewer than 2^40 elements per launch, got %llu; "
+        GR_FAIL(GR_ERR_INVALID_ARG, "--mode exact on the GPU takes fewer than 2^41 elements per launch, got %llu; "
                                     "use more ranks, so that each GPU reduces a smaller shard",
                 (unsigned long long)n);
     /* the exact kernel is built for 128..512 threads and has its own measured default */
