@@ -97,13 +97,14 @@
 #define GR_XF_OTHERBODY 2 /* the body gr_xbody does not pick for the element type (batched <-> per vector) */
 #define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
 #define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
-#define GR_XF_FENCES 16   /* __threadfence in every thread before the ticket, __threadfence_system at the end */
+#define GR_XF_FENCES 16   /* with GR_XF_TICKET: __threadfence in every thread before the ticket,
+                           * __threadfence_system at the end */
 /* Timing only (wrong results, tests' bench only): stop the kernel early, to price its stages. */
 #define GR_XF_CUT_BODY 64   /* return after the body: no merge, no accumulator, no result */
 #define GR_XF_CUT_MERGE 128 /* return after the warp merge and the block's flushes to shared memory */
-#define GR_XF_CUT_BLOCK 256 /* return after the block's atomics into the grid accumulator: no ticket */
+#define GR_XF_CUT_BLOCK 256 /* return after the block's limb sums (the ticket end: after its atomics) */
 #define GR_XF_NOCNT 512     /* skip the counters at the end of a round */
-#define GR_XF_CUT_TICKET 1024 /* return after the ticket, the last block too: no result */
+#define GR_XF_CUT_TICKET 1024 /* return after the tally's atomics (the ticket end: the ticket): no result */
 #define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
 #define GR_XF_STAMPS 4096   /* lane 0 of every warp records %globaltimer and clock64 at each stage */
 #define GR_XF_TICKET 8192  /* the grid's end before the tally: the block's nonzero limbs into one
@@ -153,7 +154,9 @@ __device__ __forceinline__ void gr_x_stamp(int, double = 0.0)
 }
 #endif
 
-/* Global scratch: the grid's accumulator and ticket (zero between launches). */
+/* Global scratch of a ticket end: the grid's accumulator and ticket (zero
+ * between launches). The stats kernel's exact sum and the exact kernel's
+ * GR_XF_TICKET ablation use it; the exact kernel itself uses the tally. */
 typedef struct gr_exact_scratch {
     unsigned long long limb[GR_X_NL];
     unsigned long long cnt[4]; /* nan, +inf, -inf, flushes */
@@ -812,8 +815,9 @@ typedef struct gr_exact_tally {
 /*
  * Block -> tally (every thread of the block calls it; one __syncthreads).
  * s_sum: GR_X_NL words of shared scratch. The caller has passed a
- * __syncthreads since the last shared-memory update. CUT (timing only):
- * 1 return before the atomics, 2 return after them without writing.
+ * __syncthreads since the last shared-memory update. Timing only:
+ * GR_XF_CUT_BLOCK returns before the atomics, GR_XF_CUT_TICKET after them
+ * without writing (both leave the tally dirty: the tests zero it).
  */
 template <int BLOCK, int F>
 __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const int *s_hi,
