@@ -262,6 +262,28 @@ __device__ __forceinline__ void gr_limb_set(unsigned int *lo, int *hi, int i, lo
     hi[i] = (int)(v >> 32);
 }
 
+/* Limb k and counter c of a block: the sums over its NW warps' accumulators
+ * (s_lo/s_hi: NW x GR_X_NL limbs; s_cnt: NW x 4 counters). */
+template <int NW>
+__device__ __forceinline__ long long gr_x_block_limb(const unsigned int *s_lo, const int *s_hi, int k)
+{
+    long long s = 0;
+#pragma unroll
+    for (int w = 0; w < NW; ++w)
+        s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + k);
+    return s;
+}
+
+template <int NW>
+__device__ __forceinline__ unsigned long long gr_x_block_count(const unsigned long long *s_cnt, int c)
+{
+    unsigned long long v = 0ull;
+#pragma unroll
+    for (int w = 0; w < NW; ++w)
+        v += s_cnt[w * 4 + c];
+    return v;
+}
+
 /* Per-thread state; F: ablation flags (GR_XF_*, 0 in production). */
 template <int K, int F = 0>
 struct gr_xthread {
@@ -744,20 +766,14 @@ __device__ __forceinline__ void gr_x_block_to_grid(const unsigned int *s_lo, con
 {
     const int NW = BLOCK / 32;
     for (int k = (int)threadIdx.x; k < GR_X_NL; k += BLOCK) {
-        long long s = 0;
-#pragma unroll
-        for (int w = 0; w < NW; ++w)
-            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + k);
+        const long long s = gr_x_block_limb<NW>(s_lo, s_hi, k);
         if (s != 0)
             atomicAdd(&g->limb[k], (unsigned long long)s);
     }
     static_assert(BLOCK - 4 >= GR_X_NL, "the counters' threads would also take limbs");
     if ((int)threadIdx.x >= BLOCK - 4) {
         const int c = (int)threadIdx.x - (BLOCK - 4);
-        unsigned long long v = 0ull;
-#pragma unroll
-        for (int w = 0; w < NW; ++w)
-            v += s_cnt[w * 4 + c];
+        const unsigned long long v = gr_x_block_count<NW>(s_cnt, c);
         if (v)
             atomicAdd(&g->cnt[c], v);
     }
@@ -829,9 +845,7 @@ __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const
     static_assert(BLOCK >= GR_X_NTALLY, "one thread a word");
     long long s = 0;
     if (j < GR_X_NL) {
-#pragma unroll
-        for (int w = 0; w < NW; ++w)
-            s += gr_limb_get(s_lo, s_hi, w * GR_X_NL + j);
+        s = gr_x_block_limb<NW>(s_lo, s_hi, j);
         s_sum[j] = s;
     }
     __syncthreads();
@@ -847,10 +861,7 @@ __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const
                 c += s_sum[j - 1] >> 32; /* arithmetic shift: floor division */
             v = (unsigned long long)c;
         } else if (j < GR_X_NL + 4) {
-            v = 0ull;
-#pragma unroll
-            for (int w = 0; w < NW; ++w)
-                v += s_cnt[w * 4 + (j - GR_X_NL)];
+            v = gr_x_block_count<NW>(s_cnt, j - GR_X_NL);
         } else {
             v = (unsigned long long)(any_nz != 0);
         }

@@ -19,8 +19,9 @@ if(GR_WITH_CUDA)
   add_test(NAME gpu_exact_big COMMAND test_exact_gpu --big)
   set_tests_properties(gpu_exact_big PROPERTIES LABELS "gpu;exact" TIMEOUT 600 SKIP_RETURN_CODE ${GR_SKIP_CODE}
     ENVIRONMENT "${GR_MPI_ENV}")
-  # the stage probe (GR_XF_STAMPS): its stamps are consistent (every warp's in order, one
-  # last block) and its result is the production kernel's (--bench checks the latter too)
+  # the stage probe (GR_XF_STAMPS): its stamps are consistent (every warp's in order, some
+  # warp writes the result; the ticket end: one last block) and its result is the production
+  # kernel's (--bench checks the latter too)
   add_test(NAME gpu_exact_stamps COMMAND test_exact_gpu --stamps)
   set_tests_properties(gpu_exact_stamps PROPERTIES LABELS "gpu;exact" TIMEOUT 300 SKIP_RETURN_CODE ${GR_SKIP_CODE}
     ENVIRONMENT "${GR_MPI_ENV}")
