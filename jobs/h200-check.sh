@@ -17,7 +17,7 @@
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
 # GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
-# sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes,
+# sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
 # memcheck-backend (memcheck and racecheck of test_cuda_backend), memcheck-exact. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
@@ -53,7 +53,7 @@ if [ -n "${GR_CHECK_PREBUILT:-}" ] && [ -x "$BUILD/gpureduce" ]; then
     note "build: reusing $BUILD (GR_CHECK_PREBUILT)"
 else
     step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
-    step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu test_stats_gpu ||
+    step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu test_stats_gpu test_read_floor ||
         { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
 fi
 G=$BUILD/gpureduce
@@ -115,6 +115,11 @@ want bench && step "bench stats vs tuned" 90 "$OUT/bench-more.txt" $MPIRUN -np 1
 want bench && want bench-half && step "bench f16 bf16 f32" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
     --factor 64 --dtype f16,bf16,f32 --variants tuned,exact,cub
 [ -f "$OUT/bench-more.txt" ] && grep -E " (tuned|stats|exact) " "$OUT/bench-more.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
+# the read floor: every kernel shape's time to read 2^20..2^24 f32, an empty launch, CUB and
+# the fast kernel in one process (docs/PERFORMANCE.md, Round 7)
+FTEST=$(tprog test_read_floor)
+want bench && want bench-floor && [ -n "$FTEST" ] && step "read floor sweep" 90 "$OUT/read-floor.txt" "$FTEST" --sweep
+[ -f "$OUT/read-floor.txt" ] && grep "summary" "$OUT/read-floor.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
 # the small sizes in the regime of issue 3's CUB figures (launch-bound, data in L2), same rows
 BR=$OUT/bench-regimes.txt
 want bench && want bench-regimes && step "bench small, --timing launch --cache hot" 60 "$BR" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^20 --max 2^24 \
