@@ -150,13 +150,14 @@ static void check_read(const read_arg_t *a, uint64_t n)
 {
     const uint64_t saved = G.n;
     G.n = n;
-    CU(cudaMemset(G.partials, 0xFF, (size_t)a->grid * sizeof(float)));
-    CU(cudaMemset(G.result, 0xFF, sizeof(float)));
+    /* stream-ordered: G.stream does not wait for the legacy default stream */
+    CU(cudaMemsetAsync(G.partials, 0xFF, (size_t)a->grid * sizeof(float), G.stream));
+    CU(cudaMemsetAsync(G.result, 0xFF, sizeof(float), G.stream));
     run_read(a, G.in);
-    CU(cudaStreamSynchronize(G.stream));
     float *p = malloc((size_t)a->grid * sizeof(float));
     ASSERT(p);
-    CU(cudaMemcpy(p, G.partials, (size_t)a->grid * sizeof(float), cudaMemcpyDeviceToHost));
+    CU(cudaMemcpyAsync(p, G.partials, (size_t)a->grid * sizeof(float), cudaMemcpyDeviceToHost, G.stream));
+    CU(cudaStreamSynchronize(G.stream));
     double s = 0;
     for (int b = 0; b < a->grid; ++b)
         s += p[b]; /* integers below 2^24 a block: exact */
@@ -167,8 +168,9 @@ static void check_read(const read_arg_t *a, uint64_t n)
     if (a->cfg.fin) {
         float r;
         unsigned int tk;
-        CU(cudaMemcpy(&r, G.result, sizeof(r), cudaMemcpyDeviceToHost));
-        CU(cudaMemcpy(&tk, G.ticket, sizeof(tk), cudaMemcpyDeviceToHost));
+        CU(cudaMemcpyAsync(&r, G.result, sizeof(r), cudaMemcpyDeviceToHost, G.stream));
+        CU(cudaMemcpyAsync(&tk, G.ticket, sizeof(tk), cudaMemcpyDeviceToHost, G.stream));
+        CU(cudaStreamSynchronize(G.stream));
         if ((double)r != (double)n || tk != 0)
             GR_TEST_FAIL_("read+fin block=%d unroll=%d chunk=%d grid=%d n=%llu: result %.9g, ticket %u",
                           a->cfg.block, a->cfg.unroll, a->cfg.chunk, a->grid, (unsigned long long)n, (double)r, tk);
@@ -187,10 +189,11 @@ static void check_fast(void)
 
 static void check_cub(void)
 {
-    CU(cudaMemset(G.cub_out, 0xFF, sizeof(double)));
+    CU(cudaMemsetAsync(G.cub_out, 0xFF, sizeof(double), G.stream));
     run_cub(NULL, G.in);
     double r;
-    CU(cudaMemcpy(&r, G.cub_out, sizeof(r), cudaMemcpyDeviceToHost));
+    CU(cudaMemcpyAsync(&r, G.cub_out, sizeof(r), cudaMemcpyDeviceToHost, G.stream));
+    CU(cudaStreamSynchronize(G.stream));
     if (r != (double)G.n)
         GR_TEST_FAIL_("cub n=%llu: %.17g", (unsigned long long)G.n, r);
 }
@@ -218,11 +221,11 @@ static void setup(uint64_t max_n)
     CU(rf_launch_ones(G.in, set_bytes / 4u + 64u * 64u, G.stream));
     CU(cudaMalloc((void **)&G.partials, 32768 * sizeof(float)));
     CU(cudaMalloc((void **)&G.ticket, sizeof(unsigned int)));
-    CU(cudaMemset(G.ticket, 0, sizeof(unsigned int)));
+    CU(cudaMemsetAsync(G.ticket, 0, sizeof(unsigned int), G.stream));
     CU(cudaMalloc((void **)&G.result, sizeof(float)));
     CU(cudaMalloc(&G.scratch, (size_t)GR_CUDA_GRID_MAX * GR_CUDA_SCRATCH_BYTES_PER_BLOCK));
     CU(cudaMalloc((void **)&G.fticket, sizeof(unsigned int)));
-    CU(cudaMemset(G.fticket, 0, sizeof(unsigned int)));
+    CU(cudaMemsetAsync(G.fticket, 0, sizeof(unsigned int), G.stream));
     CU(cudaHostAlloc((void **)&G.fres_h, sizeof(gr_local_t), cudaHostAllocMapped));
     CU(cudaHostGetDevicePointer((void **)&G.fres_d, G.fres_h, 0));
     CU(cudaMalloc((void **)&G.cub_out, sizeof(double)));

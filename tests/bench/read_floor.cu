@@ -101,9 +101,17 @@ __global__ void __launch_bounds__(B) rf_read_kernel(const float4 *__restrict__ v
     if (!last || threadIdx.x >= 32)
         return;
     __threadfence();
+    /* the partials 8 a lane at a time, loaded before any is added (one round trip per 256) */
     float b = 0.0f;
-    for (uint32_t k = threadIdx.x; k < gridDim.x; k += 32)
-        b += __ldcg(partials + k);
+    for (uint32_t k = threadIdx.x; k < gridDim.x; k += 256) {
+        float y[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u)
+            y[u] = k + 32u * u < gridDim.x ? __ldcg(partials + k + 32u * u) : 0.0f;
+#pragma unroll
+        for (int u = 0; u < 8; ++u)
+            b += y[u];
+    }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
         b += __shfl_xor_sync(0xffffffffu, b, o);
