@@ -16,12 +16,15 @@ template <int HINT>
 __device__ __forceinline__ float4 rf_load(const float4 *p)
 {
     float4 r;
-    if (HINT)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (HINT) { /* the prefetch-size hint is PTX for sm_80 and later; older GPUs load plainly */
         asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
             : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
             : "l"(p));
-    else
-        r = __ldg(p);
+        return r;
+    }
+#endif
+    r = __ldg(p);
     return r;
 }
 

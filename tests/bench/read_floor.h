@@ -24,7 +24,7 @@ typedef struct rf_cfg {
     int block;  /* 128, 256, 512, 1024 */
     int unroll; /* 16-byte loads issued before the first is used: 4, 8, 16 */
     int chunk;  /* 0: grid-stride; 1: block b reads one contiguous chunk, its threads striding by block */
-    int hint;   /* 1: loads carry .L2::256B (prefetch size) */
+    int hint;   /* 1: loads carry .L2::256B (prefetch size; sm_80 and later, plain loads before) */
     int fin;    /* 1: ticket + the last block folds the partials (the fast kernel's end) */
 } rf_cfg_t;
 
