@@ -58,7 +58,12 @@ static gr_result_t cpu_alloc(gr_ctx_t ctx, void *state, uint64_t count, gr_dtype
 {
     (void)ctx;
     (void)state;
-    size_t bytes = (size_t)(count ? count : 1) * gr_dtype_size(t);
+    const size_t esz = gr_dtype_size(t);
+    *ptr = NULL;
+    if (count > (uint64_t)((SIZE_MAX - 63) / esz)) /* the rounding up below must not wrap either */
+        GR_FAIL(GR_ERR_INVALID_ARG, "%llu %s elements do not fit in this process's address space; use more ranks",
+                (unsigned long long)count, gr_dtype_name(t));
+    size_t bytes = (size_t)(count ? count : 1) * esz;
     bytes = (bytes + 63) & ~(size_t)63;
     *ptr = aligned_alloc(64, bytes);
     if (!*ptr)

@@ -112,15 +112,21 @@ static int set_gen(cli_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+/* A decimal integer in 0..2^64-1: digits only (no sign, no 0x, no octal 0 prefix), no overflow. */
 static int parse_u64(const char *a, uint64_t *v)
 {
-    if (!a || !*a || *a == '-')
+    if (!a || !*a)
         return -1;
-    char *end = NULL;
-    unsigned long long x = strtoull(a, &end, 0);
-    if (*end)
-        return -1;
-    *v = (uint64_t)x;
+    uint64_t x = 0;
+    for (const char *p = a; *p; ++p) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        const uint64_t d = (uint64_t)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10u)
+            return -1;
+        x = x * 10u + d;
+    }
+    *v = x;
     return 0;
 }
 
@@ -139,7 +145,7 @@ int cli_parse_int(const char *a, int lo, int hi, int *v)
 static int set_seed(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     if (parse_u64(a, &o->seed))
-        ERR("--seed: '%s' is not a non-negative integer", a);
+        ERR("--seed: '%s' is not a decimal integer in 0..18446744073709551615", a);
     return 0;
 }
 
@@ -235,8 +241,8 @@ static int set_input(cli_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_offset(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (parse_u64(a, &o->offset))
-        ERR("--offset: '%s' is not a non-negative byte count", a);
+    if (gr_parse_size(a, &o->offset) != GR_SUCCESS)
+        ERR("--offset: '%s' is not a byte count (a decimal integer, 2^k, or with K, M, G or T: 4096, 4K)", a);
     return 0;
 }
 

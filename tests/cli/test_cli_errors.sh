@@ -63,6 +63,13 @@ check_usage_errors() {
     expect_rc 2 "exact f32 powsum:3"
     run $np --root 5
     expect_rc 2 "root out of range"; expect_err "only $np rank" "root text"
+    # --seed: decimal only, no silent clamping
+    run $np --seed 0x8 --backend cpu --n 100
+    expect_rc 2 "hex seed"; expect_err "--seed: '0x8' is not a decimal integer" "hex seed text"
+    run $np --seed 99999999999999999999999 --backend cpu --n 100
+    expect_rc 2 "seed overflow"
+    run $np --seed -1 --backend cpu --n 100
+    expect_rc 2 "negative seed"
 }
 check_usage_errors 1
 
@@ -84,6 +91,13 @@ done
 run 3 --frobnicate
 CHECKS=$((CHECKS + 1))
 if [ "$(grep -c "unknown option" "$TMP/err")" -ne 1 ]; then fail "usage error printed more than once"; fi
+
+# a size whose shard does not fit in the address space: an error through MPI_Abort, no crash
+run 1 --backend cpu --gen ones --n 2^62
+expect_nonzero "2^62 f32 elements"; expect_err "do not fit in this process's address space" "2^62 text"
+expect_err "\[rank 0 host " "2^62 error names rank and host"
+run 2 --backend cpu --gen ones --per-rank 2^62 --op stats
+expect_nonzero "2^62 per rank, stats"; expect_err "do not fit in this process.s address space" "2^62 per rank text"
 
 # --backend cuda where no GPU is visible (or CUDA is not built): non-zero, says so
 if ! nvidia-smi -L >/dev/null 2>&1; then

@@ -67,6 +67,8 @@ for np in 1 3; do
     run $np --input raw16.bin --dtype f64 --offset 17 $C
     expect_rc 1 "offset past end (np $np)"; expect_one_error "'raw16.bin': --offset 17 is past the end of the file \(16 bytes\)" "offset past end"
     expect_no_result "offset past end"
+    run $np --input raw16.bin --dtype f64 --offset 1K $C
+    expect_rc 1 "offset 1K past end (np $np)"; expect_one_error "--offset 1024 is past the end of the file" "offset 1K is 1024 bytes"
     run $np --input raw16.bin $C
     expect_rc 1 "raw without dtype (np $np)"; expect_one_error "'raw16.bin': not a .npy file .*give --dtype" "raw without dtype"
     run $np --input good.npy --dtype f64 $C
