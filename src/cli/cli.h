@@ -90,7 +90,9 @@ typedef struct cli_stats_report {
     double bytes;                    /* bytes of input, all ranks */
     gr_stats_t st;
 } cli_stats_report_t;
-void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r);
+/* Collective over MPI_COMM_WORLD (the placement is gathered): every rank calls it,
+ * rank 0 with the report (r is not read elsewhere) and prints. */
+void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r, gr_ctx_t ctx);
 /* Every field of two results, bit for bit. */
 int cli_same_stats(const gr_stats_t *a, const gr_stats_t *b);
 /* After R timed --op stats runs (vals and the two per-run times t1, t2 of
@@ -123,6 +125,7 @@ int cli_bench_main(int argc, char **argv);
  * JSON: prints `"placement": [ ... ]` (no trailing comma). */
 void report_placements(gr_ctx_t ctx, MPI_Comm comm, cli_format_t fmt, FILE *f);
 void json_string(FILE *f, const char *s);
+void csv_string(FILE *f, const char *s);
 /* median/min/max of v[0..n) (v is reordered). */
 void stats3(double *v, int n, double *med, double *min, double *max);
 /* Value as decimal and exact hex text. */

@@ -227,8 +227,15 @@ static void json_double(FILE *f, double v)
 
 /* The report of --op stats, for --input files and for synthetic data
  * (main.c): text, CSV or JSON of every gr_stats_t field. */
-void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r)
+void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r, gr_ctx_t ctx)
 {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) {
+        if (fmt != CLI_FMT_CSV)
+            report_placements(ctx, MPI_COMM_WORLD, fmt, out);
+        return;
+    }
     const gr_stats_t *st = &r->st;
     const char *names[] = {"sum", "mean", "var", "var_sample", "min", "max", "nanmin", "nanmax"};
     double v[] = {st->sum, st->mean, st->var, st->var_sample, st->min, st->max, st->nanmin, st->nanmax};
@@ -245,7 +252,8 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r)
                          "  \"backend\": \"%s\",\n",
                     (unsigned long long)r->n, gr_gen_name(r->gen), (unsigned long long)r->seed, r->dtype, r->backend);
         }
-        fprintf(out, "  \"op\": \"stats\",\n  \"stats\": {\n    \"count\": %llu, \"nan\": %llu, \"pinf\": %llu, "
+        report_placements(ctx, MPI_COMM_WORLD, fmt, out);
+        fprintf(out, ",\n  \"op\": \"stats\",\n  \"stats\": {\n    \"count\": %llu, \"nan\": %llu, \"pinf\": %llu, "
                      "\"ninf\": %llu",
                 (unsigned long long)st->count, (unsigned long long)st->nan_count, (unsigned long long)st->pinf_count,
                 (unsigned long long)st->ninf_count);
@@ -262,20 +270,29 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r)
                      "\"total\": %.9g},\n  \"gbps\": {\"%s\": %.6g, \"aggregate\": %.6g}\n}\n",
                 r->repeat, r->repeatable ? "true" : "false", r->t1_name, r->t1, r->total, r->t1_name, g1, gt);
     } else if (fmt == CLI_FMT_CSV) {
-        if (r->input)
+        /* isum, overflow, imin, imax: integers' exact values; empty for floating types */
+        if (r->input) {
             fprintf(out, "np,input,dtype,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,"
-                         "%s_s,total_s\n%d,\"%s\",%s,%llu,%llu,%llu,%llu",
-                    r->t1_name, r->np, r->input, r->dtype, (unsigned long long)st->count,
+                         "isum,overflow,imin,imax,%s_s,total_s\n%d,",
+                    r->t1_name, r->np);
+            csv_string(out, r->input);
+            fprintf(out, ",%s,%llu,%llu,%llu,%llu", r->dtype, (unsigned long long)st->count,
                     (unsigned long long)st->nan_count, (unsigned long long)st->pinf_count,
                     (unsigned long long)st->ninf_count);
-        else
+        } else {
             fprintf(out, "np,n,gen,seed,dtype,backend,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,"
-                         "nanmax,%s_s,total_s\n%d,%llu,%s,%llu,%s,%s,%llu,%llu,%llu,%llu",
+                         "nanmax,isum,overflow,imin,imax,%s_s,total_s\n%d,%llu,%s,%llu,%s,%s,%llu,%llu,%llu,%llu",
                     r->t1_name, r->np, (unsigned long long)r->n, gr_gen_name(r->gen), (unsigned long long)r->seed,
                     r->dtype, r->backend, (unsigned long long)st->count, (unsigned long long)st->nan_count,
                     (unsigned long long)st->pinf_count, (unsigned long long)st->ninf_count);
+        }
         for (int i = 0; i < 8; ++i)
             fprintf(out, ",%.17g", v[i]);
+        if (st->is_integer)
+            fprintf(out, ",%lld,%d,%lld,%lld", (long long)st->isum, st->overflow ? 1 : 0, (long long)st->imin,
+                    (long long)st->imax);
+        else
+            fprintf(out, ",,,,");
         fprintf(out, ",%.9g,%.9g\n", r->t1, r->total);
     } else {
         if (r->input)
@@ -288,6 +305,7 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r)
                          "repeat %d\n",
                     GR_VERSION_STRING, r->np, (unsigned long long)r->n, r->dtype, gr_gen_name(r->gen),
                     (unsigned long long)r->seed, r->backend, r->repeat);
+        report_placements(ctx, MPI_COMM_WORLD, fmt, out);
         fprintf(out, "%-12s %llu (NaN %llu, +Inf %llu, -Inf %llu)\n", "count", (unsigned long long)st->count,
                 (unsigned long long)st->nan_count, (unsigned long long)st->pinf_count,
                 (unsigned long long)st->ninf_count);
@@ -296,6 +314,14 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r)
             if (st->is_integer && i == 0 && !st->overflow)
                 snprintf(dec, sizeof(dec), "%lld", (long long)st->isum);
             fprintf(out, "%-12s %-24s %s\n", names[i], dec, hex);
+        }
+        if (st->is_integer) { /* the exact integers (min/max above are their f64 values) */
+            if (st->overflow)
+                fprintf(out, "%-12s OVERFLOW: the exact sum does not fit in int64\n", "isum");
+            else
+                fprintf(out, "%-12s %lld\n", "isum", (long long)st->isum);
+            fprintf(out, "%-12s %lld\n", "imin", (long long)st->imin);
+            fprintf(out, "%-12s %lld\n", "imax", (long long)st->imax);
         }
         fprintf(out, "%-12s %s %.3f GB/s, end to end %.3f GB/s (slowest rank, median of %d)\n", "bandwidth",
                 r->t1_name, g1, gt, r->repeat);
@@ -337,12 +363,12 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
     gr_stats_t st;
     int repeatable;
     cli_stats_gather(o->desc.root, g_rank, R, vals, tr, tt, mr, mt, &st, &repeatable);
+    cli_stats_report_t rep; /* filled at rank 0; every rank calls cli_print_stats (the placement is collective) */
+    memset(&rep, 0, sizeof(rep));
     if (g_rank == 0) {
         double rmed, rmin, rmax, tmed, tmin, tmax;
         stats3(mr, R, &rmed, &rmin, &rmax);
         stats3(mt, R, &tmed, &tmin, &tmax);
-        cli_stats_report_t rep;
-        memset(&rep, 0, sizeof(rep));
         rep.np = np;
         rep.repeat = R;
         rep.repeatable = repeatable;
@@ -357,8 +383,8 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
         rep.total = tmed;
         rep.bytes = (double)info->count * (double)info->item_bytes;
         rep.st = st;
-        cli_print_stats(stdout, o->format, &rep);
     }
+    cli_print_stats(stdout, o->format, &rep, ctx);
     free(vals);
     free(tr);
     free(tt);
@@ -557,9 +583,11 @@ int cli_input_run(cli_opts_t *o)
                 char d2[64], h2[64];
                 gr_value_t vk = g_rank == o->desc.root ? vals[k] : res;
                 value_text(&vk, d2, sizeof(d2), h2, sizeof(h2));
-                fprintf(out, "%d,\"%s\",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,"
+                fprintf(out, "%d,", np);
+                csv_string(out, info.path);
+                fprintf(out, ",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,"
                              "%.9g,%.6g\n",
-                        np, info.path, format_name(info.format), (unsigned long long)info.count,
+                        format_name(info.format), (unsigned long long)info.count,
                         gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode), gr_backend_name(backend),
                         (unsigned long long)info.chunk_bytes, k, d2, h2, vk.overflow, tm[T_READ][k], tm[T_REDUCE][k],
                         tm[T_LOCAL][k], tm[T_COMBINE][k], tm[T_TOTAL][k],
@@ -668,8 +696,9 @@ int cli_gen_run(cli_opts_t *o)
                    np, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
                    (unsigned long long)o->seed, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
         } else if (o->format == CLI_FMT_CSV) {
-            printf("out,np,n,dtype,gen,seed,data_bytes,seconds,gbps\n\"%s\",%d,%llu,%s,%s,%llu,%.0f,%.6g,%.6g\n", o->out,
-                   np, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
+            printf("out,np,n,dtype,gen,seed,data_bytes,seconds,gbps\n");
+            csv_string(stdout, o->out);
+            printf(",%d,%llu,%s,%s,%llu,%.0f,%.6g,%.6g\n", np, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
                    (unsigned long long)o->seed, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
         } else {
             printf("wrote %s: n %llu, dtype %s, gen %s, seed %llu, np %d, %.0f data bytes in %.3f s (%.3f GB/s)\n",

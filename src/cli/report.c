@@ -21,6 +21,18 @@ void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A CSV field (RFC 4180): in double quotes, a quote inside doubled. */
+void csv_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -80,8 +92,17 @@ static void print_placement_row(const gr_placement_t *p, cli_format_t fmt, FILE 
         json_string(f, p->gpu_choice);
         fprintf(f, "}");
     } else if (fmt == CLI_FMT_CSV) {
-        fprintf(f, "%d,%s,%d,%d,%d,\"%s\",%s,\"%s\",%d,\"%s\",\"%s\"\n", p->rank, p->host, p->pid, p->local_rank,
-                p->gpu, p->gpu_name, p->pci_bus_id, p->cpuset, p->numa, p->bound, p->gpu_choice);
+        fprintf(f, "%d,", p->rank);
+        csv_string(f, p->host);
+        fprintf(f, ",%d,%d,%d,", p->pid, p->local_rank, p->gpu);
+        csv_string(f, p->gpu_name);
+        fprintf(f, ",%s,", p->pci_bus_id);
+        csv_string(f, p->cpuset);
+        fprintf(f, ",%d,", p->numa);
+        csv_string(f, p->bound);
+        fputc(',', f);
+        csv_string(f, p->gpu_choice);
+        fputc('\n', f);
     } else {
         fprintf(f, "#  %4d  %-16s %8d %5d %4d  %-13s %-16s %4d  %s | %s | %s\n", p->rank, p->host, p->pid,
                 p->local_rank, p->gpu, p->pci_bus_id[0] ? p->pci_bus_id : "-", p->cpuset[0] ? p->cpuset : "-",

@@ -71,12 +71,12 @@ int cli_stats_run(cli_opts_t *o)
     gr_stats_t st;
     int repeatable;
     cli_stats_gather(o->desc.root, rank, R, vals, tl, tt, ml, mt, &st, &repeatable);
+    cli_stats_report_t rep; /* filled at rank 0; every rank calls cli_print_stats (the placement is collective) */
+    memset(&rep, 0, sizeof(rep));
     if (rank == 0) {
         double lmed, lmin, lmax, tmed, tmin, tmax;
         stats3(ml, R, &lmed, &lmin, &lmax);
         stats3(mt, R, &tmed, &tmin, &tmax);
-        cli_stats_report_t rep;
-        memset(&rep, 0, sizeof(rep));
         rep.np = np;
         rep.repeat = R;
         rep.repeatable = repeatable;
@@ -90,8 +90,8 @@ int cli_stats_run(cli_opts_t *o)
         rep.total = tmed;
         rep.bytes = (double)n * (double)gr_dtype_size(o->desc.dtype);
         rep.st = st;
-        cli_print_stats(stdout, o->format, &rep);
     }
+    cli_print_stats(stdout, o->format, &rep, ctx);
     free(vals);
     free(tl);
     free(tt);

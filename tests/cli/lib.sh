@@ -61,6 +61,12 @@ expect_no_result() {
     if grep -Eq '^result|"result"' "$TMP/out"; then fail "$1: a result was printed"; fi
 }
 
+# expect_eq A B DESCRIPTION
+expect_eq() {
+    CHECKS=$((CHECKS + 1))
+    if [ "$1" != "$2" ]; then fail "$3: '$1' != '$2'"; fi
+}
+
 # json_get EXPR: evaluates a Python expression on the JSON document in OUT (as d)
 json_get() {
     python3 -c "import json,sys; d=json.load(open('$TMP/out')); print($1)"

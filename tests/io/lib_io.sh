@@ -32,11 +32,5 @@ expect_same_float() {
     fi
 }
 
-# expect_eq A B DESCRIPTION
-expect_eq() {
-    CHECKS=$((CHECKS + 1))
-    if [ "$1" != "$2" ]; then fail "$3: '$1' != '$2'"; fi
-}
-
 # json_field JSON KEY: a field of npyw.py's output
 json_field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }

@@ -41,7 +41,17 @@ check one.npy 3
 run 2 --input r.npy --op stats $C
 expect_rc 0 "stats table"; expect_out "^var_sample " "table lists the sample variance"
 run 2 --input r.npy --op stats $C --format csv
-expect_out "^np,input,dtype,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax" "csv header"
+expect_out "^np,input,dtype,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,isum,overflow,imin,imax,read_s,total_s" "csv header"
+# a path with a comma and a quote: CSV quotes it (RFC 4180), JSON escapes it
+cp r.npy 'we,ird"name.npy'
+run 2 --input 'we,ird"name.npy' --op stats $C --format csv
+expect_eq "$(python3 -c "import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[0]['input'])" "$TMP/out")" \
+    'we,ird"name.npy' "csv input path round trip"
+run 2 --input 'we,ird"name.npy' --op stats $C --format json
+expect_eq "$(json_get "d['input'] + ' ' + str(len(d['placement']))")" 'we,ird"name.npy 2' "json input path and placement"
+run 2 --input 'we,ird"name.npy' $C --format csv
+expect_eq "$(python3 -c "import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[0]['input'])" "$TMP/out")" \
+    'we,ird"name.npy' "csv input path round trip (reduce)"
 # misuse
 run 2 --op stats --n 100 $C
 expect_rc 0 "stats on synthetic data (tests/stats_gpu/test_cli_stats.sh checks its values)"

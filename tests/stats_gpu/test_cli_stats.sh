@@ -68,8 +68,19 @@ expect_out "^var_sample " "table var_sample"
 expect_out "^repeatable +yes" "table repeatable"
 run 2 --op stats --gen ones --n 1000 $C --format csv
 expect_rc 0 "stats csv"
-expect_out "^np,n,gen,seed,dtype,backend,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,local_s,total_s" "csv header"
-expect_out "^2,1000,ones,[0-9]+,f32,cpu,1000,0,0,0,1000,1,0,0,1,1,1,1," "csv row"
+expect_out "^np,n,gen,seed,dtype,backend,count,nan,pinf,ninf,sum,mean,var,var_sample,min,max,nanmin,nanmax,isum,overflow,imin,imax,local_s,total_s" "csv header"
+expect_out "^2,1000,ones,[0-9]+,f32,cpu,1000,0,0,0,1000,1,0,0,1,1,1,1,,,,," "csv row (no integer fields for f32)"
+# integers: the exact sum, min and max in every format (f64 rounds values beyond 2^53)
+run 2 --op stats --gen stress --n 1000 --dtype i64 $C --repeat 1
+expect_out "^isum +-?[0-9]+$" "table isum"; expect_out "^imin +-?[0-9]{16,}$" "table imin (exact digits)"
+expect_out "^imax +[0-9]{16,}$" "table imax"
+expect_out "^# +1 +" "table lists rank 1's placement"
+run 2 --op stats --gen stress --n 1000 --dtype i64 $C --repeat 1 --format json
+imin_json=$(json_get "d['stats']['imin']")
+expect_eq "$(json_get "len(d['placement'])")" "2" "json placement, both ranks"
+run 2 --op stats --gen stress --n 1000 --dtype i64 $C --repeat 1 --format csv
+expect_eq "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[0]['imin'])" "$TMP/out")" \
+    "$imin_json" "csv imin is JSON's exact imin"
 # empty data: count 0, everything else NaN (null in JSON)
 run 2 --op stats --gen ones --n 0 --format json $C
 expect_rc 0 "stats n 0"
