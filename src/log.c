@@ -30,6 +30,9 @@ static void log_setup(void)
             g_level = GR_LOG_INFO;
         else if (!strcasecmp(lv, "debug") || !strcasecmp(lv, "trace"))
             g_level = GR_LOG_DEBUG;
+        else
+            fprintf(stderr, "gpureduce: GR_DEBUG='%s' is not a log level (error, warn, info, debug); using warn\n",
+                    lv);
     }
     const char *ss = getenv("GR_DEBUG_SUBSYS");
     if (ss && *ss) {
@@ -42,10 +45,16 @@ static void log_setup(void)
         char buf[256];
         snprintf(buf, sizeof(buf), "%s", ss);
         g_subsys = 0;
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-            for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i)
-                if (!strcasecmp(tok, names[i].name))
-                    g_subsys |= names[i].bit;
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            size_t i = 0;
+            while (i < sizeof(names) / sizeof(names[0]) && strcasecmp(tok, names[i].name))
+                ++i;
+            if (i < sizeof(names) / sizeof(names[0]))
+                g_subsys |= names[i].bit;
+            else
+                fprintf(stderr, "gpureduce: GR_DEBUG_SUBSYS: '%s' is not a subsystem (init, bind, cuda, cpu, mpi, io, "
+                                "bench, all); ignored\n", tok);
+        }
     }
     if (!g_host[0] && gethostname(g_host, sizeof(g_host) - 1) != 0)
         snprintf(g_host, sizeof(g_host), "unknown");

@@ -1108,8 +1108,9 @@ int cli_bench_main(int argc, char **argv)
     if (!o.have_max)
         o.max = be == GR_BACKEND_CPU ? (uint64_t)1 << 24 : (uint64_t)1 << 30;
     if (o.min > o.max) {
-        snprintf(err, sizeof(err), "--min %llu is larger than --max %llu", (unsigned long long)o.min,
-                 (unsigned long long)o.max);
+        snprintf(err, sizeof(err), "--min %llu%s is larger than --max %llu%s; give both, --min <= --max",
+                 (unsigned long long)o.min, o.have_min ? "" : " (the default)", (unsigned long long)o.max,
+                 o.have_max ? "" : " (the default)");
         return cli_usage_error("gpureduce bench", err);
     }
     uint64_t sizes[128];

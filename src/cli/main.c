@@ -243,17 +243,21 @@ static int run_reduce(cli_opts_t *o)
                         abs_err, rel_err, exact_needed ? "must be exact" : "rounding expected",
                         verify_fail ? ": FAILED" : ": ok");
         } else if (o->format == CLI_FMT_CSV) {
+            /* --verify adds the reference and the verdict (of the result above) to every row */
             fprintf(out, "np,n,dtype,op,mode,backend,gen,seed,run,result,result_hex,overflow,local_s,combine_s,"
-                         "total_s,gbps\n");
+                         "total_s,gbps%s\n", o->verify ? ",reference_hex,abs_err,rel_err,must_be_exact,verify_ok" : "");
             for (int k = 0; k < R; ++k) {
                 char d2[64], h2[64];
                 gr_value_t vk = g_rank == o->desc.root ? vals[k] : res;
                 value_text(&vk, d2, sizeof(d2), h2, sizeof(h2));
-                fprintf(out, "%d,%llu,%s,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.6g\n", np,
+                fprintf(out, "%d,%llu,%s,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.6g", np,
                         (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_op_name(o->desc.op.kind),
                         gr_mode_name(o->desc.mode), gr_backend_name(backend), gr_gen_name(o->gen),
                         (unsigned long long)o->seed, k, d2, h2, vk.overflow, ml[k], mc[k], mt[k],
                         mt[k] > 0 ? bytes / mt[k] / 1e9 : 0.0);
+                if (o->verify)
+                    fprintf(out, ",%s,%.6g,%.6g,%d,%d", rhex, abs_err, rel_err, exact_needed ? 1 : 0, verify_fail ? 0 : 1);
+                fputc('\n', out);
             }
         } else {
             fprintf(out, ",\n  \"result\": ");

@@ -219,15 +219,15 @@ static int set_root(cli_opts_t *o, const char *a, char *err, size_t len)
 
 static int set_cuda_grid(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (cli_parse_int(a, 1, 1 << 24, &o->cfg.cuda_grid))
-        ERR("--cuda-grid: '%s' is not a block count in 1..16777216", a);
+    if (cli_parse_int(a, 1, 1 << 20, &o->cfg.cuda_grid))
+        ERR("--cuda-grid: '%s' is not a block count in 1..1048576 (exact mode: at most 16384, --op stats 4096)", a);
     return 0;
 }
 
 static int set_cuda_block(cli_opts_t *o, const char *a, char *err, size_t len)
 {
-    if (cli_parse_int(a, 32, 1024, &o->cfg.cuda_block))
-        ERR("--cuda-block: '%s' is not a block size in 32..1024", a);
+    if (cli_parse_int(a, 128, 1024, &o->cfg.cuda_block) || (o->cfg.cuda_block & (o->cfg.cuda_block - 1)))
+        ERR("--cuda-block: '%s' is not a built block size: 128, 256, 512 or 1024", a);
     return 0;
 }
 
@@ -297,7 +297,7 @@ static const cli_option_t options[] = {
     {"bind", "P", "gpu | launcher | none (default gpu): bind cores+memory near the GPU", set_bind},
     {"share-gpus", NULL, "allow more ranks on a node than GPUs", set_share},
     {"threads", "N", "cpu backend threads (default: cores this rank may use)", set_threads},
-    {"cuda-grid", "G", "debug: force the reduce kernel's grid size", set_cuda_grid},
+    {"cuda-grid", "G", "debug: force the reduce kernel's grid size (1..1048576 blocks)", set_cuda_grid},
     {"cuda-block", "B", "debug: force the reduce kernel's block size (128, 256, 512, 1024)", set_cuda_block},
     {"weak", "SIZE", "scale: weak study, SIZE elements per rank on 1, 2, 4, ..., np ranks", set_weak},
     {"strong", "SIZE", "scale: strong study, SIZE elements in total on 1, 2, 4, ..., np ranks", set_strong},
@@ -318,7 +318,9 @@ void cli_usage(FILE *f)
     fprintf(f, "usage: mpirun -np N gpureduce [options]\n"
                "       mpirun -np N gpureduce scale --weak SIZE | --strong SIZE [options]\n"
                "       mpirun -np N gpureduce --input PATH [--dtype T] [--offset BYTES] [--chunk SIZE] [options]\n"
-               "       mpirun -np N gpureduce gen --out PATH --n SIZE [--gen G] [--dtype T] [--seed S] [--force]\n\n"
+               "       mpirun -np N gpureduce gen --out PATH --n SIZE|--per-rank SIZE [--gen G] [--dtype T] [--seed S]\n"
+               "                                  [--chunk SIZE] [--force]\n"
+               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n\n"
                "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
                "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
     for (int i = 0; i < NOPTIONS; ++i) {

@@ -95,6 +95,9 @@ for args in "--frobnicate" "--variants nope" "--min 2^20 --max 2^10"; do
     run 2 bench --backend cpu $args
     expect_rc 2 "bench --backend cpu $args (np 2)"
 done
+run 1 bench --backend cpu --max 2^5
+expect_rc 2 "--max below the default --min"
+expect_err "--min 1024 \(the default\) is larger than --max 32" "the message says which bound is a default"
 run 1 bench --help
 expect_rc 0 "--help"
 expect_out "--variants LIST" "help lists --variants"

@@ -63,6 +63,10 @@ check_usage_errors() {
     expect_rc 2 "exact f32 powsum:3"
     run $np --root 5
     expect_rc 2 "root out of range"; expect_err "only $np rank" "root text"
+    run $np --cuda-block 100 --backend cpu --n 100
+    expect_rc 2 "cuda-block 100"; expect_err "not a built block size: 128, 256, 512 or 1024" "cuda-block text"
+    run $np --cuda-grid 2000000 --backend cpu --n 100
+    expect_rc 2 "cuda-grid too large"
     # --seed: decimal only, no silent clamping
     run $np --seed 0x8 --backend cpu --n 100
     expect_rc 2 "hex seed"; expect_err "--seed: '0x8' is not a decimal integer" "hex seed text"
@@ -91,6 +95,12 @@ done
 run 3 --frobnicate
 CHECKS=$((CHECKS + 1))
 if [ "$(grep -c "unknown option" "$TMP/err")" -ne 1 ]; then fail "usage error printed more than once"; fi
+
+# a log level or subsystem that does not exist is named, not silently ignored
+GR_DEBUG=bogus run 1 --backend cpu --n 100
+expect_rc 0 "GR_DEBUG=bogus still runs"; expect_err "GR_DEBUG='bogus' is not a log level" "GR_DEBUG=bogus text"
+GR_DEBUG_SUBSYS=bind,nope run 1 --backend cpu --n 100
+expect_rc 0 "GR_DEBUG_SUBSYS with an unknown name runs"; expect_err "GR_DEBUG_SUBSYS: 'nope' is not a subsystem" "subsys text"
 
 # a size whose shard does not fit in the address space: an error through MPI_Abort, no crash
 run 1 --backend cpu --gen ones --n 2^62

@@ -46,6 +46,11 @@ expect_rc 0 "csv run"
 CHECKS=$((CHECKS + 1))
 if [ "$(grep -c . "$TMP/out")" -ne 5 ]; then fail "csv: expected header + 4 rows"; fi
 expect_out "^np,n,dtype,op,mode,backend,gen,seed,run,result,result_hex" "csv header"
+# csv with --verify: the reference and the verdict in every row
+run 2 --backend cpu --n 4096 --gen ones --format csv --repeat 2 --verify
+expect_rc 0 "csv --verify run"
+expect_eq "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(len(r), r[0]['verify_ok'], r[1]['reference_hex'], r[1]['must_be_exact'])" "$TMP/out")" \
+    "2 1 0x1p+12 1" "csv --verify columns"
 
 # --per-rank multiplies by np
 run 3 --backend cpu --per-rank 1000 --gen ones --format json --repeat 1
