@@ -698,8 +698,8 @@ int cli_gen_run(cli_opts_t *o)
         } else if (o->format == CLI_FMT_CSV) {
             printf("out,np,n,dtype,gen,seed,data_bytes,seconds,gbps\n");
             csv_string(stdout, o->out);
-            printf(",%d,%llu,%s,%s,%llu,%.0f,%.6g,%.6g\n", np, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),
-                   (unsigned long long)o->seed, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
+            printf(",%d,%llu,%s,%s,%llu,%.0f,%.6g,%.6g\n", np, (unsigned long long)n, gr_dtype_name(o->desc.dtype),
+                   gr_gen_name(o->gen), (unsigned long long)o->seed, bytes, dt, dt > 0 ? bytes / dt / 1e9 : 0.0);
         } else {
             printf("wrote %s: n %llu, dtype %s, gen %s, seed %llu, np %d, %.0f data bytes in %.3f s (%.3f GB/s)\n",
                    o->out, (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_gen_name(o->gen),

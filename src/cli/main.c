@@ -256,7 +256,8 @@ static int run_reduce(cli_opts_t *o)
                         (unsigned long long)o->seed, k, d2, h2, vk.overflow, ml[k], mc[k], mt[k],
                         mt[k] > 0 ? bytes / mt[k] / 1e9 : 0.0);
                 if (o->verify)
-                    fprintf(out, ",%s,%.6g,%.6g,%d,%d", rhex, abs_err, rel_err, exact_needed ? 1 : 0, verify_fail ? 0 : 1);
+                    fprintf(out, ",%s,%.6g,%.6g,%d,%d", rhex, abs_err, rel_err, exact_needed ? 1 : 0,
+                            verify_fail ? 0 : 1);
                 fputc('\n', out);
             }
         } else {

@@ -318,8 +318,8 @@ void cli_usage(FILE *f)
     fprintf(f, "usage: mpirun -np N gpureduce [options]\n"
                "       mpirun -np N gpureduce scale --weak SIZE | --strong SIZE [options]\n"
                "       mpirun -np N gpureduce --input PATH [--dtype T] [--offset BYTES] [--chunk SIZE] [options]\n"
-               "       mpirun -np N gpureduce gen --out PATH --n SIZE|--per-rank SIZE [--gen G] [--dtype T] [--seed S]\n"
-               "                                  [--chunk SIZE] [--force]\n"
+               "       mpirun -np N gpureduce gen --out PATH --n SIZE|--per-rank SIZE [--gen G] [--dtype T]\n"
+               "                                  [--seed S] [--chunk SIZE] [--force]\n"
                "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n\n"
                "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
                "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
