@@ -27,14 +27,7 @@
 #include "gr_bench_kernels.h"
 #include "gr_kernels.h"
 #include "read_floor.h"
-#include "test.h"
-
-#define CU(call)                                                                                         \
-    do {                                                                                                 \
-        cudaError_t e_ = (call);                                                                         \
-        if (e_ != cudaSuccess)                                                                           \
-            GR_TEST_FAIL_("%s: %s (%s)", #call, cudaGetErrorName(e_), cudaGetErrorString(e_));           \
-    } while (0)
+#include "test_cuda.h"
 
 #define ITERS 32
 #define HOLD_TIMEOUT_NS 2000000000ull

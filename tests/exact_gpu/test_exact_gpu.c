@@ -37,7 +37,7 @@
 #include "gr_exact_kernels.h"
 #include "gr_kernels.h"
 #include "gr_xacc.h"
-#include "test.h"
+#include "test_cuda.h"
 
 #include "exact_ablate.h"
 
@@ -53,13 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CU(call)                                                                                \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess)                                                                  \
-            GR_TEST_FAIL_("%s: %s (%s)", #call, cudaGetErrorName(e_), cudaGetErrorString(e_));  \
-    } while (0)
 
 static uint64_t g_checks;
 static int g_sms;

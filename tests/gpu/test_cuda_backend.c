@@ -27,7 +27,7 @@
 #include "gr_exact_kernels.h"
 #include "gr_internal.h"
 #include "gr_kernels.h"
-#include "test.h"
+#include "test_cuda.h"
 
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -37,13 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CU(call)                                                                             \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess)                                                               \
-            GR_TEST_FAIL_("%s: %s (%s)", #call, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-    } while (0)
 
 #define OK(call)                                                                             \
     do {                                                                                     \

@@ -24,7 +24,7 @@
 #include "gr_internal.h"
 #include "gr_stats.h"
 #include "gr_stats_kernels.h"
-#include "test.h"
+#include "test_cuda.h"
 
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -39,13 +39,6 @@
  * kappa^2 = 1 + (mean_t - K_t)^2 n_t / M2_t per thread (README); the data
  * below keep kappa small, so 1e-10 leaves a wide margin at n <= 2^20. */
 #define VAR_TOL 1e-10
-
-#define CU(call)                                                                                \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess)                                                                  \
-            GR_TEST_FAIL_("%s: %s (%s)", #call, cudaGetErrorName(e_), cudaGetErrorString(e_));  \
-    } while (0)
 
 static int g_small;
 static int g_race; /* implies g_small */
