@@ -208,6 +208,10 @@ gr_result_t gr_vec_combine_setup(gr_ctx_t ctx);
 void gr_vec_combine_teardown(gr_ctx_t ctx);
 /* d runs through the vector path (dot, nrm2, argmin, argmax, exact f64 sum of squares). */
 int gr_desc_is_vec(const gr_desc_t *d);
+/* gr_reference_synthetic of a vector op (vecop.c): exact kernels on host copies of the
+ * generator's values (dot: y from seed + 1), finished in d's mode. Collective. */
+gr_result_t gr_vec_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
+                                       const gr_desc_t *d, gr_value_t *out);
 /* A batch of k items (vecop.c): local reduce of each, one collective, finish. */
 gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
                              gr_timing_t *timing);

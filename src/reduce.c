@@ -159,6 +159,8 @@ gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, ui
     if (!ctx || !d_in || !out)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_reference_synthetic: ctx, desc and out must not be NULL");
     GR_CHECK(gr_desc_validate(d_in));
+    if (gr_desc_is_vec(d_in))
+        return gr_vec_reference_synthetic(ctx, gen, seed, global_n, d_in, out);
     /* The reference is always the exactly rounded value of the exact sum of
      * the f64 terms, whatever mode the checked run used. */
     gr_desc_t d = *d_in;

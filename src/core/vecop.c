@@ -203,8 +203,9 @@ static gr_result_t check_item(gr_ctx_t ctx, const gr_batch_item_t *it, int j, in
     return GR_SUCCESS;
 }
 
-gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
-                             gr_timing_t *timing)
+/* kernel_exact: run the exact kernels whatever the items' mode (the reference), finish by the mode. */
+static gr_result_t batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, int kernel_exact,
+                             gr_value_t *out, gr_timing_t *timing)
 {
     if (!ctx || !items || !out)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_batch_*: ctx, items and out must not be NULL");
@@ -232,7 +233,11 @@ gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, 
         r = check_item(ctx, it, j, on_device);
         if (r != GR_SUCCESS)
             break;
-        if (gr_desc_is_vec(&it->desc))
+        if (gr_desc_is_vec(&it->desc) && kernel_exact) {
+            gr_batch_item_t ex = *it;
+            ex.desc.mode = GR_MODE_EXACT;
+            r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, &ex, &mine[j]);
+        } else if (gr_desc_is_vec(&it->desc))
             r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, &mine[j]);
         else
             r = ctx->ops->reduce(ctx, ctx->bstate, it->x, on_device, it->count, &it->desc, &mine[j].p);
@@ -256,6 +261,73 @@ gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, 
         timing->total = t2 - t0;
     }
     return r != GR_SUCCESS ? r : rc;
+}
+
+gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
+                             gr_timing_t *timing)
+{
+    return batch_run(ctx, items, k, on_device, 0, out, timing);
+}
+
+/* This rank's shard of a synthetic array in host memory (the generator formulas, one thread). */
+static void *host_synthetic(gr_dtype_t t, gr_gen_t g, uint64_t seed, uint64_t b, uint64_t n)
+{
+    size_t esz = gr_dtype_size(t);
+    if (n > SIZE_MAX / esz - 1)
+        return NULL;
+    void *p = malloc((size_t)(n ? n : 1) * esz);
+    if (!p)
+        return NULL;
+    gr_gen_keys_t keys = gr_gen_make_keys(seed);
+    for (uint64_t i = 0; i < n; ++i) {
+        uint64_t gi = b + i;
+        switch (t) {
+        case GR_F32:
+            ((float *)p)[i] = (float)gr_gen_float((int)g, GR_C_F32, keys, gi);
+            break;
+        case GR_F64:
+            ((double *)p)[i] = gr_gen_float((int)g, GR_C_F64, keys, gi);
+            break;
+        case GR_I32:
+            ((int32_t *)p)[i] = (int32_t)gr_gen_int((int)g, GR_C_I32, keys, gi);
+            break;
+        case GR_I64:
+            ((int64_t *)p)[i] = gr_gen_int((int)g, GR_C_I64, keys, gi);
+            break;
+        default:
+            ((uint16_t *)p)[i] = gr_gen_half_bits((int)g, (int)t, keys, gi);
+            break;
+        }
+    }
+    return p;
+}
+
+gr_result_t gr_vec_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
+                                       const gr_desc_t *d, gr_value_t *out)
+{
+    uint64_t b, e;
+    gr_shard_range(global_n, ctx->size, ctx->rank, &b, &e);
+    void *x = host_synthetic(d->dtype, gen, seed, b, e - b);
+    void *y = d->op.kind == GR_OP_DOT ? host_synthetic(d->dtype, gen, seed + 1, b, e - b) : NULL;
+    gr_batch_item_t it;
+    gr_batch_item_init(&it);
+    it.desc = *d;
+    it.x = x;
+    it.y = y;
+    it.count = e - b;
+    it.index_base = (int64_t)b;
+    if (!x || (d->op.kind == GR_OP_DOT && !y)) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+               "cannot allocate the reference's copy of %llu %s elements; use more ranks",
+               (unsigned long long)(e - b), gr_dtype_name(d->dtype));
+        it.x = it.y = NULL;
+        it.count = 0;
+    }
+    gr_result_t r = batch_run(ctx, &it, 1, 0, 1, out, NULL);
+    int failed = it.count != e - b;
+    free(x);
+    free(y);
+    return gr_agree(ctx->comm, failed ? GR_ERR_NOMEM : r);
 }
 
 gr_result_t gr_reduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
