@@ -37,7 +37,6 @@ gr_add_mpi_test(exact_cpu_mpfr NP 1 COMMAND $<TARGET_FILE:exact_cpu_mpfr> LABELS
 # dot, nrm2, argmin/argmax and batches (issue 20): MPFR and closed forms through
 # the API, every np meets the same references (np 1..5)
 gr_test_exe(exact_vec_mpfr SOURCES ${GR_TEST_DIR}/unit/test_vec_mpfr.c LIBS ${GR_MPFR_LIBS})
-target_include_directories(exact_vec_mpfr PRIVATE ${PROJECT_SOURCE_DIR}/src)
 foreach(np 1 2 3 4 5)
   gr_add_mpi_test(exact_vec_mpfr_np${np} NP ${np} COMMAND $<TARGET_FILE:exact_vec_mpfr> LABELS "exact;mpi"
     TIMEOUT 120 ENV "ASAN_OPTIONS=detect_leaks=0")
