@@ -243,8 +243,9 @@ gr_result_t gr_reduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count,
  * has the bits of its own separate call. nrm2, argmin and argmax of one array
  * also go through gr_reduce_host and gr_reduce_buffer (argmin/argmax there
  * take the buffer's shard start, or 0 for gr_reduce_host, as index base).
- * Vector ops read host memory on every backend; device memory is refused
- * with GR_ERR_NOT_BUILT in this version.
+ * Host memory is reduced by the host kernels on every backend; device memory
+ * (cuda backend) by the GPU kernels of kernels/dot.cu and kernels/argext.cu,
+ * with the same exact-mode bits and argmin/argmax results.
  * ------------------------------------------------------------------------- */
 
 /** One reduction of a batch. */
@@ -268,6 +269,15 @@ void gr_batch_item_init(gr_batch_item_t *it);
 #define GR_BATCH_MAX 64
 gr_result_t gr_reduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
                                  gr_timing_t *timing);
+
+/** As gr_reduce_batch_host, every x and y in device memory of this rank's GPU (cuda backend):
+ *  one kernel launch per item, one MPI collective for the batch. Collective. */
+gr_result_t gr_reduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
+                                   gr_timing_t *timing);
+
+/** dot(x, y) of count elements in device memory (cuda backend); d->op is ignored. Collective. */
+gr_result_t gr_dot_device(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
+                          gr_value_t *out, gr_timing_t *timing);
 
 /** dot(x, y) of count elements on this rank, host memory; d->op is ignored. Collective. */
 gr_result_t gr_dot_host(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
@@ -310,7 +320,9 @@ gr_result_t gr_parse_size(const char *s, uint64_t *out);
  * Reference for a synthetic run, computed on the CPU from the generator
  * formulas (not from any buffer): the exact sum of the f64 terms, rounded
  * once (in exact mode to the input type for f32, f16 and bf16 input, else to
- * f64). Collective.
+ * f64). Vector ops: the exact host kernels on the generator's values (dot: y
+ * from seed + 1, as the CLI's synthetic y), finished in d's mode; argmin/argmax
+ * with the global index. Collective.
  */
 gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
                                    const gr_desc_t *d, gr_value_t *ref);

@@ -193,13 +193,14 @@ static gr_result_t check_item(gr_ctx_t ctx, const gr_batch_item_t *it, int j, in
     if (it->index_base < 0 || (uint64_t)it->index_base > (uint64_t)INT64_MAX - it->count)
         GR_FAIL(GR_ERR_INVALID_ARG, "batch item %d: index_base %lld + count %llu does not fit int64", j,
                 (long long)it->index_base, (unsigned long long)it->count);
-    if (on_device && gr_desc_is_vec(&it->desc))
-        GR_FAIL(GR_ERR_NOT_BUILT,
-                "batch item %d: %s of %s in %s mode on device memory is not in this build (no GPU kernel yet); "
-                "reduce host memory (gr_reduce_batch_host, gr_dot_host) or use --backend cpu",
-                j, gr_op_name(it->desc.op.kind), gr_dtype_name(it->desc.dtype), gr_mode_name(it->desc.mode));
     if (on_device && ctx->backend != GR_BACKEND_CUDA)
-        GR_FAIL(GR_ERR_INVALID_ARG, "device memory needs the cuda backend");
+        GR_FAIL(GR_ERR_INVALID_ARG, "batch item %d: device memory needs the cuda backend; reduce host memory "
+                                    "(gr_reduce_batch_host, gr_dot_host) with the cpu backend", j);
+    if (on_device && gr_desc_is_vec(&it->desc) && !gr_cuda_vec_reduce_ptr)
+        GR_FAIL(GR_ERR_NOT_BUILT,
+                "batch item %d: %s of %s on device memory needs the CUDA build; reduce host memory "
+                "(gr_reduce_batch_host, gr_dot_host) or use --backend cpu",
+                j, gr_op_name(it->desc.op.kind), gr_dtype_name(it->desc.dtype));
     return GR_SUCCESS;
 }
 
@@ -237,7 +238,9 @@ static gr_result_t batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, 
             gr_batch_item_t ex = *it;
             ex.desc.mode = GR_MODE_EXACT;
             r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, &ex, &mine[j]);
-        } else if (gr_desc_is_vec(&it->desc))
+        } else if (gr_desc_is_vec(&it->desc) && on_device)
+            r = gr_cuda_vec_reduce_ptr(ctx, it, &mine[j]);
+        else if (gr_desc_is_vec(&it->desc))
             r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, &mine[j]);
         else
             r = ctx->ops->reduce(ctx, ctx->bstate, it->x, on_device, it->count, &it->desc, &mine[j].p);
@@ -336,11 +339,17 @@ gr_result_t gr_reduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int
     return gr_vec_batch_run(ctx, items, k, 0, out, timing);
 }
 
-gr_result_t gr_dot_host(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
-                        gr_value_t *out, gr_timing_t *timing)
+gr_result_t gr_reduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
+                                   gr_timing_t *timing)
+{
+    return gr_vec_batch_run(ctx, items, k, 1, out, timing);
+}
+
+static gr_result_t dot_ptrs(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
+                            int on_device, gr_value_t *out, gr_timing_t *timing)
 {
     if (!d)
-        GR_FAIL(GR_ERR_INVALID_ARG, "gr_dot_host: desc must not be NULL");
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_dot_*: desc must not be NULL");
     gr_batch_item_t it;
     gr_batch_item_init(&it);
     it.desc = *d;
@@ -348,7 +357,19 @@ gr_result_t gr_dot_host(gr_ctx_t ctx, const void *x, const void *y, uint64_t cou
     it.x = x;
     it.y = y;
     it.count = count;
-    return gr_vec_batch_run(ctx, &it, 1, 0, out, timing);
+    return gr_vec_batch_run(ctx, &it, 1, on_device, out, timing);
+}
+
+gr_result_t gr_dot_device(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
+                          gr_value_t *out, gr_timing_t *timing)
+{
+    return dot_ptrs(ctx, x, y, count, d, 1, out, timing);
+}
+
+gr_result_t gr_dot_host(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
+                        gr_value_t *out, gr_timing_t *timing)
+{
+    return dot_ptrs(ctx, x, y, count, d, 0, out, timing);
 }
 
 gr_result_t gr_dot_buffer(gr_ctx_t ctx, gr_buffer_t x, gr_buffer_t y, const gr_desc_t *d, gr_value_t *out,
