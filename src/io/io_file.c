@@ -752,6 +752,7 @@ static gr_result_t vec_file(gr_ctx_t ctx, gr_file_t fx, gr_file_t fy, const gr_d
         it.count = 0;
     }
     gr_timing_t bt;
+    memset(&bt, 0, sizeof(bt));
     gr_result_t rb = gr_vec_batch_run(ctx, &it, 1, 0, out, &bt);
     free(x);
     free(y);
