@@ -10,6 +10,7 @@ void cli_die(const char *cmd, gr_result_t r, const char *what)
     fprintf(stderr, "[rank %d] %s: %s failed: %s; the messages above say why and what to do. Aborting the job.\n",
             rank, cmd, what, gr_strerror(r));
     fflush(stderr);
+    cli_output_discard();
     MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
     exit(CLI_EXIT_FAIL); /* not reached */
 }
@@ -87,4 +88,22 @@ int cli_synthetic_count(const cli_opts_t *o, int np, uint64_t *n)
         *n = o->per_rank * (uint64_t)np;
     }
     return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void stats3(double *v, int n, double *med, double *min, double *max)
+{
+    if (n <= 0) {
+        *med = *min = *max = 0;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *min = v[0];
+    *max = v[n - 1];
+    *med = (n & 1) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }

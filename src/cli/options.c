@@ -138,18 +138,6 @@ static int parse_u64(const char *a, uint64_t *v)
     return 0;
 }
 
-int cli_parse_int(const char *a, int lo, int hi, int *v)
-{
-    if (!a || !*a)
-        return -1;
-    char *end = NULL;
-    long x = strtol(a, &end, 10);
-    if (*end || x < lo || x > hi)
-        return -1;
-    *v = (int)x;
-    return 0;
-}
-
 static int set_seed(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     if (parse_u64(a, &o->seed))
@@ -188,6 +176,14 @@ static int set_warmup(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     if (cli_parse_int(a, 0, 1000000, &o->warmup))
         ERR("--warmup: '%s' is not an integer in 0..1000000", a);
+    return 0;
+}
+
+static int set_output(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!*a)
+        ERR("--output: the path is empty");
+    o->output = a;
     return 0;
 }
 
@@ -321,6 +317,7 @@ static const cli_option_t options[] = {
     {"offset", "BYTES", "raw --input: bytes to skip before the first element (default 0)", set_offset},
     {"chunk", "SIZE", "--input / gen: bytes per read or write per rank (default 64M, at most 1G)", set_chunk},
     {"out", "PATH", "gen: the .npy file to write", set_out},
+    {"output", "PATH", "write the results (table, csv or json) to PATH instead of stdout; checked, atomic", set_output},
     {"force", NULL, "gen: overwrite --out if it exists", set_force},
     {"help", NULL, "this text", set_help},
     {"version", NULL, "print the version", set_version},
@@ -335,7 +332,8 @@ void cli_usage(FILE *f)
                "       mpirun -np N gpureduce --input PATH [--dtype T] [--offset BYTES] [--chunk SIZE] [options]\n"
                "       mpirun -np N gpureduce gen --out PATH --n SIZE|--per-rank SIZE [--gen G] [--dtype T]\n"
                "                                  [--seed S] [--chunk SIZE] [--force]\n"
-               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n\n"
+               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n"
+               "       gpureduce --help-env   (the environment variables it reads)\n\n"
                "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
                "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
     for (int i = 0; i < NOPTIONS; ++i) {
@@ -345,47 +343,6 @@ void cli_usage(FILE *f)
         fprintf(f, "  %-20s %s\n", lhs, options[i].help);
     }
     fprintf(f, "\nexample: mpirun -np 2 gpureduce --n 2^28 --dtype f64 --op sum --verify\n");
-}
-
-/* Entries of every option table start with these two fields. */
-typedef struct cli_optname {
-    const char *name;
-    const char *arg;
-} cli_optname_t;
-
-int cli_next_option(int argc, char **argv, int *i, const void *table, size_t stride, int n, const char *prefix,
-                    int *which, const char **val, char *err, size_t len)
-{
-    const char *a = argv[*i];
-    if (!strcmp(a, "-h"))
-        a = "--help";
-    if (strncmp(a, "--", 2) != 0)
-        ERR("%sunexpected argument '%s'", prefix, a);
-    const char *name = a + 2;
-    const char *eq = strchr(name, '=');
-    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-    const cli_optname_t *opt = NULL;
-    for (int k = 0; k < n; ++k) {
-        const cli_optname_t *e = (const cli_optname_t *)(const void *)((const char *)table + (size_t)k * stride);
-        if (strlen(e->name) == nlen && !strncmp(e->name, name, nlen)) {
-            opt = e;
-            *which = k;
-        }
-    }
-    if (!opt)
-        ERR("%sunknown option '%.*s'", prefix, (int)(nlen + 2), a);
-    *val = NULL;
-    if (opt->arg) {
-        if (eq)
-            *val = eq + 1;
-        else if (*i + 1 < argc)
-            *val = argv[++*i];
-        else
-            ERR("--%s needs a value (%s)", opt->name, opt->arg);
-    } else if (eq) {
-        ERR("--%s takes no value", opt->name);
-    }
-    return 0;
 }
 
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
