@@ -41,24 +41,32 @@ def find_bin(repo):
     return None
 
 
-def numpy_rows(n, reps):
-    """GB/s of np.sum(a, dtype=np.float64) for f32 and f64, the median of reps."""
-    import numpy as np
+def median(v):
+    v = sorted(v)
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else 0.5 * (v[m - 1] + v[m])
 
-    rng = np.random.default_rng(1)
-    out = {}
-    a64 = rng.random(n)
-    for name, a in (("f32", a64.astype(np.float32)), ("f64", a64)):
-        np.sum(a, dtype=np.float64)  # warm-up
-        ts = []
-        for _ in range(reps):
+
+class NumpyRows:
+    """np.sum(a, dtype=np.float64) on f32 and f64 arrays of n uniform [0, 1) numbers."""
+
+    def __init__(self, n):
+        import numpy as np
+
+        self.np = np
+        a64 = np.random.default_rng(1).random(n)
+        self.arrays = {"f32": a64.astype(np.float32), "f64": a64}
+        for a in self.arrays.values():
+            np.sum(a, dtype=np.float64)  # warm-up
+
+    def once(self):
+        """GB/s of one timed sum per dtype."""
+        out = {}
+        for name, a in self.arrays.items():
             t0 = time.perf_counter()
-            np.sum(a, dtype=np.float64)
-            ts.append(time.perf_counter() - t0)
-        ts.sort()
-        out[name] = a.nbytes / ts[len(ts) // 2] * 1e-9
-        del a
-    return out, np.__version__
+            self.np.sum(a, dtype=self.np.float64)
+            out[name] = a.nbytes / (time.perf_counter() - t0) * 1e-9
+        return out
 
 
 def main():
@@ -66,7 +74,7 @@ def main():
     repo = os.path.dirname(here)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", default="2^26", help="elements per row (default 2^26)")
-    ap.add_argument("--reps", type=int, default=3, help="timed runs per row; the median is shown")
+    ap.add_argument("--reps", type=int, default=3, help="rounds (each times every row once); medians are shown")
     ap.add_argument("--threads", type=int, default=0, help="'all cores' threads (default: the cores this process may use)")
     ap.add_argument("--calls", type=int, default=20000, help="calls per batch of the per-call rows")
     ap.add_argument("--small", default="1000", help="elements of the per-call rows (default 1000)")
@@ -86,44 +94,54 @@ def main():
               "or pass --bin", file=sys.stderr)
         return 1
 
+    # Rounds: each runs every row once (gr_cpu_compare --reps 1: one warm-up,
+    # one timed run per row) and numpy once; a row's figure is its median over
+    # the rounds. On a shared machine a burst of load then hits every row of a
+    # round alike instead of all the runs of one row.
+    npr, npver = None, None
+    if not a.no_numpy:
+        try:
+            npr = NumpyRows(n)
+            npver = npr.np.__version__
+        except ImportError:
+            print("# numpy not installed: numpy rows left out (pip install numpy)")
     load0 = os.getloadavg()[0]
-    cmd = shlex.split(a.mpirun) + [binary, "--n", str(n), "--reps", str(a.reps), "--calls", str(a.calls),
+    cmd = shlex.split(a.mpirun) + [binary, "--n", str(n), "--reps", "1", "--calls", str(a.calls),
                                    "--small", str(small)]
     if a.threads > 0:
         cmd += ["--threads", str(a.threads)]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        print(p.stdout + p.stderr, file=sys.stderr)
-        print(f"cpu-vs-numpy: {' '.join(cmd)} failed with status {p.returncode}", file=sys.stderr)
-        return 1
-    rows, calls, header, threads = {}, {}, "", 1
-    for line in p.stdout.splitlines():
-        f = line.split()
-        if line.startswith("#"):
-            header = line
-        elif f and f[0] == "row" and len(f) == 6:
-            rows[(f[1], f[2], int(f[3]))] = float(f[5])
-            threads = max(threads, int(f[3]))
-        elif f and f[0] == "call" and len(f) == 4:
-            calls[f[1]] = float(f[3])
-
-    npy, npver = {}, None
-    if not a.no_numpy:
-        try:
-            npy, npver = numpy_rows(n, a.reps)
-        except ImportError:
-            print("# numpy not installed: numpy rows left out (pip install numpy)")
+    runs, call_runs, np_runs, header, threads = {}, {}, {}, "", 1
+    for _ in range(a.reps):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stdout + p.stderr, file=sys.stderr)
+            print(f"cpu-vs-numpy: {' '.join(cmd)} failed with status {p.returncode}", file=sys.stderr)
+            return 1
+        for line in p.stdout.splitlines():
+            f = line.split()
+            if line.startswith("#"):
+                header = line.replace(", reps 1,", f", {a.reps} rounds,")
+            elif f and f[0] == "row" and len(f) == 6:
+                runs.setdefault((f[1], f[2], int(f[3])), []).append(float(f[5]))
+                threads = max(threads, int(f[3]))
+            elif f and f[0] == "call" and len(f) == 4:
+                call_runs.setdefault(f[1], []).append(float(f[3]))
+        if npr:
+            for k, v in npr.once().items():
+                np_runs.setdefault(k, []).append(v)
+    rows = {k: median(v) for k, v in runs.items()}
+    calls = {k: median(v) for k, v in call_runs.items()}
+    npy = {k: median(v) for k, v in np_runs.items()}
     load1 = os.getloadavg()[0]
 
     want = [(k, d, t) for d in ("f32", "f64") for k in ("loop", "fast", "exact") for t in sorted({1, threads})]
     missing = [w for w in want if w not in rows or not rows[w] > 0]
     missing += [c for c in ("naive+allreduce", "loop+allreduce", "fast", "exact") if not calls.get(c, 0) > 0]
     if missing:
-        print(p.stdout, file=sys.stderr)
         print(f"cpu-vs-numpy: rows missing from gr_cpu_compare's output: {missing}", file=sys.stderr)
         return 1
 
-    print(f"# cpu-vs-numpy: n {n}, median of {a.reps}, host {socket.gethostname()}, "
+    print(f"# cpu-vs-numpy: n {n}, median of {a.reps} rounds, host {socket.gethostname()}, "
           f"load average {load0:.1f} before / {load1:.1f} after" + (f", numpy {npver}" if npver else ""))
     print(header)
     print(f"{'dtype':5} {'row':12} {'threads':>7} {'GB/s':>8} {'x numpy':>8} {'x loop':>7}")

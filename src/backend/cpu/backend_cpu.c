@@ -3,10 +3,10 @@
  * contract as cuda. The shard is cut into fixed chunks of GR_CPU_CHUNK
  * elements; each chunk is reduced by the loops of cpu_kernels.c and its
  * result folded into a thread's exact partial, so the result does not depend
- * on the number of threads. Thread t takes the contiguous chunks
- * [t C / T, (t + 1) C / T); the threads are a persistent pool (cpu_pool.h
- * says why not OpenMP), and a call of one chunk or less runs on the calling
- * thread straight into the output partial.
+ * on the number of threads or on which thread took which chunk (threads
+ * claim chunks from a shared counter). The threads are a persistent pool
+ * (cpu_pool.h says why not OpenMP); a call of one chunk or less runs on the
+ * calling thread straight into the output partial.
  */
 #define _GNU_SOURCE
 #include "cpu_kernels.h"
@@ -16,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,6 +115,7 @@ typedef void (*chunk_fn)(const job_t *job, gr_partial_t *p, uint64_t first, uint
 struct job {
     chunk_fn fn;
     uint64_t count, nchunks;
+    atomic_uint_fast64_t next_chunk; /* the next chunk nobody has claimed */
     const gr_desc_t *d;
     const void *in;
     void *out;
@@ -129,15 +131,22 @@ static gr_partial_t *job_part(const job_t *job, int tid)
     return job->parts ? (gr_partial_t *)(void *)(job->parts + (size_t)tid * GR_CPU_PART_STRIDE) : NULL;
 }
 
-/* Thread tid of nt: a contiguous run of chunks (a fixed split for a fixed
- * nt; results do not depend on it anyway, chunks fold exactly). */
+/*
+ * Thread tid: claims chunks one at a time until none is left. Which thread
+ * reduces which chunk does not change the result (each chunk's value enters
+ * the exact partial, and partials merge exactly), so the threads may share
+ * the work dynamically: a thread the OS delays (a loaded node, a noisy
+ * neighbour) holds up no one, where a fixed split would wait for it.
+ */
 static void job_thread(void *arg, int tid, int nt)
 {
-    const job_t *job = (const job_t *)arg;
-    uint64_t c0 = job->nchunks * (uint64_t)tid / (uint64_t)nt;
-    uint64_t c1 = job->nchunks * (uint64_t)(tid + 1) / (uint64_t)nt;
+    (void)nt;
+    job_t *job = (job_t *)arg;
     gr_partial_t *p = job_part(job, tid);
-    for (uint64_t c = c0; c < c1; ++c) {
+    for (;;) {
+        uint64_t c = atomic_fetch_add_explicit(&job->next_chunk, 1, memory_order_relaxed);
+        if (c >= job->nchunks)
+            break;
         uint64_t first = c * GR_CPU_CHUNK;
         uint64_t n = job->count - first < GR_CPU_CHUNK ? job->count - first : GR_CPU_CHUNK;
         job->fn(job, p, first, n);
@@ -148,6 +157,7 @@ static void job_thread(void *arg, int tid, int nt)
 static int job_threads(job_t *job, int threads)
 {
     job->nchunks = (job->count + GR_CPU_CHUNK - 1) / GR_CPU_CHUNK;
+    atomic_init(&job->next_chunk, 0);
     if ((uint64_t)threads > job->nchunks)
         threads = job->nchunks > 0 ? (int)job->nchunks : 1;
     return threads;
