@@ -5,17 +5,18 @@
  * (dtype, op) and instantiated by a switch with constant arguments, so the
  * compiler removes every per-element switch and the body is plain arithmetic.
  *
- * Vectorisation: the hot loops use GCC/Clang vector extensions on 8 f64 lanes
- * (v8d). They are lowered to whatever the target has: 4 SSE2 registers in the
- * default x86-64 build (no -march=native; the library must run on any
- * x86-64), 2 AVX or 1 AVX-512 register where the build asks for them, NEON
- * pairs on aarch64. Checked on x86-64 (GCC 12, -O3) with
+ * Vectorisation: GCC/Clang vector extensions on 16-byte vectors of two f64
+ * (v2d), the width every 64-bit target has in its baseline (SSE2 on x86-64,
+ * NEON on aarch64); no -march=native, the library must run on any x86-64.
+ * Fast mode keeps 8 lanes as 4 such vectors, the exact path 4 lanes per level
+ * as 2. Checked on x86-64 (GCC 12, -O3) with
  *   objdump -d --no-show-raw-insn CMakeFiles/gpureduce.dir/src/backend/cpu/cpu_kernels.c.o
- * : the f64 sum loop is 4 movupd + 4 addpd per 8 elements, the f32 one 4
- * cvtps2pd + 4 addpd, the exact block loop addpd/subpd/por only - no
- * scalar code in the loops. Four independent vector accumulators (8 lanes) keep
- * a latency-4 add unit busy one add a cycle: 16 B/cycle of f64, well above
- * what DRAM gives one core.
+ * : the f64 sum loop is 4 movupd + 4 addpd per 8 elements, the f32 one 2
+ * movups + 4 cvtps2pd + 4 addpd, the exact block loop packed adds, subtracts,
+ * ands and ors only - no scalar code in the loops, accumulators in registers
+ * (what the comments at v8d, load4_f32 and v8_orbits say was not the case
+ * before). Four independent vector accumulators keep a latency-3/4 add unit
+ * busy: 16 B/cycle of f64, above what DRAM gives one core.
  *
  * No -ffast-math, no FMA contraction (-ffp-contract=off for this file): the
  * exact path depends on every add and subtract rounding as IEEE says.
