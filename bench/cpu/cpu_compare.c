@@ -1,6 +1,6 @@
 /*
  * cpu_compare.c - gr_cpu_compare: the cpu backend against plain C on the same
- * buffers, in one process (bench/cpu-vs-numpy.py adds numpy and the ratios).
+ * buffers, in one process (bench/cpu/cpu-vs-numpy.py adds numpy and the ratios).
  *
  *   gr_cpu_compare [--n N] [--reps R] [--threads T] [--calls C] [--small M]
  *

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """cpu-vs-numpy.py - the cpu backend next to a plain C loop and numpy, in one run.
 
-Runs gr_cpu_compare (bench/cpu_compare.c: the cpu backend in fast and exact
+Runs gr_cpu_compare (bench/cpu/cpu_compare.c: the cpu backend in fast and exact
 mode, f32 and f64, on 1 thread and on all of the rank's cores, a plain C read
 loop on the same buffers, and the per-call cost at 1000 f64 elements against a
 loop + MPI_Allreduce), times numpy's np.sum(a, dtype=np.float64) on arrays of
 the same size, and prints one table with the ratios and the goals of issue #22.
 
-    python3 bench/cpu-vs-numpy.py [--n 2^26] [--reps 3] [--threads T]
+    python3 bench/cpu/cpu-vs-numpy.py [--n 2^26] [--reps 3] [--threads T]
                                   [--bin build-rel/gr_cpu_compare] [--no-numpy]
                                   [--mpirun "mpirun -np 1"]
 
@@ -71,7 +71,7 @@ class NumpyRows:
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.dirname(here)
+    repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", default="2^26", help="elements per row (default 2^26)")
     ap.add_argument("--reps", type=int, default=3, help="rounds (each times every row once); medians are shown")
