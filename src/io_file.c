@@ -634,6 +634,8 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
                    path, (unsigned long long)(cnt * esz), (unsigned long long)(hlen + first * esz));
             r = GR_ERR_IO;
         }
+        if (r == GR_SUCCESS && cnt)
+            gr_progress(ctx, GR_PROGRESS_WRITE, (first + cnt - b) * esz, (e - b) * esz);
     }
     free(buf);
     if (cpu)

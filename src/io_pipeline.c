@@ -310,6 +310,8 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64
             if (re != GR_SUCCESS && p.r == GR_SUCCESS)
                 p.r = re;
         }
+        if (p.r == GR_SUCCESS && n > 0) /* chunk k is read and reduced */
+            gr_progress(ctx, GR_PROGRESS_READ, (k * chunk_elems + n) * esz, count * esz);
     }
     if (p.stream)
         p.so->close(p.stream);
