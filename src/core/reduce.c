@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Elements generated between two progress reports (2^26: 256 MB of f32). */
-#define GR_PROGRESS_GEN_PIECE ((uint64_t)1 << 26)
+/* Elements generated between two progress reports (2^24: 64 MB of f32). */
+#define GR_PROGRESS_GEN_PIECE ((uint64_t)1 << 24)
 
 static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
                        gr_value_t *out, gr_timing_t *timing)
