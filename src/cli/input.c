@@ -280,7 +280,8 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r, g
                     (long long)st->isum, st->overflow ? "true" : "false", (long long)st->imin, (long long)st->imax);
         fprintf(out, "\n  },\n  \"repeat\": %d,\n  \"repeatable\": %s,\n  \"time\": {\"%s\": %.9g, "
                      "\"total\": %.9g},\n  \"gbps\": {\"%s\": %.6g, \"aggregate\": %.6g}\n}\n",
-                r->repeat, cli_repeatable_json(r->repeatable, r->repeat), r->t1_name, r->t1, r->total, r->t1_name, g1, gt);
+                r->repeat, cli_repeatable_json(r->repeatable, r->repeat), r->t1_name, r->t1, r->total, r->t1_name, g1,
+                gt);
     } else if (fmt == CLI_FMT_CSV) {
         /* isum, overflow, imin, imax: integers' exact values; empty for floating types */
         if (r->input) {
@@ -596,10 +597,14 @@ int cli_input_run(cli_opts_t *o)
             fprintf(out, "%-12s read %.3f GB/s, %sreduce %.3f GB/s, pipeline %.3f GB/s, end to end "
                          "%.3f GB/s (aggregate, %.0f bytes)\n",
                     "bandwidth", gb_read, h2d_text, gb_reduce, gb_pipe, gb_total, bytes);
-            if (ref.have)
-                fprintf(out, "%-12s pinned cudaMemcpy H2D %.3f GB/s (%.0f-byte copies, median of %d); pipeline H2D "
-                             "%.1f%%, pipeline end to end %.1f%% of it (slowest rank)\n",
-                        "h2d ref", ref.gbps, ref.bytes, H2D_REF_COPIES, ref.h2d_pct, ref.pipe_pct);
+            if (ref.have) {
+                char pct[48] = ""; /* the pipeline's own copies, when they were timed */
+                if (have_h2d)
+                    snprintf(pct, sizeof(pct), "pipeline H2D %.1f%%, ", ref.h2d_pct);
+                fprintf(out, "%-12s pinned cudaMemcpy H2D %.3f GB/s (%.0f-byte copies, median of %d); %spipeline end "
+                             "to end %.1f%% of it (slowest rank)\n",
+                        "h2d ref", ref.gbps, ref.bytes, H2D_REF_COPIES, pct, ref.pipe_pct);
+            }
             cli_print_repeatable(out, repeatable, R);
         } else if (o->format == CLI_FMT_CSV) {
             fprintf(out, "np,input,format,n,dtype,op,mode,backend,chunk_bytes,run,result,result_hex,overflow,read_s,"
@@ -646,11 +651,14 @@ int cli_input_run(cli_opts_t *o)
                 fprintf(out, "null");
             fprintf(out, ", \"reduce\": %.6g, \"pipeline\": %.6g, \"aggregate\": %.6g},\n", gb_reduce, gb_pipe,
                     gb_total);
-            if (ref.have)
+            if (ref.have) {
+                char pct[32] = "null"; /* h2d_pct: null when the pipeline's copies were not timed */
+                if (have_h2d)
+                    snprintf(pct, sizeof(pct), "%.4g", ref.h2d_pct);
                 fprintf(out, "  \"h2d_reference\": {\"what\": \"pinned cudaMemcpy H2D\", \"copy_bytes\": %.0f, "
-                             "\"copies\": %d, \"gbps\": %.6g, \"h2d_pct\": %.4g, \"pipeline_pct\": %.4g}\n}\n",
-                        ref.bytes, H2D_REF_COPIES, ref.gbps, ref.h2d_pct, ref.pipe_pct);
-            else
+                             "\"copies\": %d, \"gbps\": %.6g, \"h2d_pct\": %s, \"pipeline_pct\": %.4g}\n}\n",
+                        ref.bytes, H2D_REF_COPIES, ref.gbps, pct, ref.pipe_pct);
+            } else
                 fprintf(out, "  \"h2d_reference\": null\n}\n");
         }
         fflush(out);
