@@ -44,7 +44,7 @@ void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, c
     double min_s = gr_ctx_backend(ctx) == GR_BACKEND_CUDA ? GR_CLI_WARMUP_SECONDS : 0.0;
     report = report && (min_runs > 0 || min_s > 0);
     if (report)
-        cli_progress_begin("warm-up", CLI_PROG_RUNS, (uint64_t)min_runs, NULL);
+        cli_progress_begin("warm-up", CLI_PROG_RUNS, min_s > 0 ? 0 : (uint64_t)min_runs, NULL); /* GPU: timed */
     double t0 = MPI_Wtime();
     for (int k = 0;; ++k) {
         int more = k < min_runs || (MPI_Wtime() - t0 < min_s && k < GR_CLI_WARMUP_MAX_RUNS);

@@ -336,8 +336,11 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r, g
             fprintf(out, "%-12s %lld\n", "imin", (long long)st->imin);
             fprintf(out, "%-12s %lld\n", "imax", (long long)st->imax);
         }
-        fprintf(out, "%-12s %s %.3f GB/s, end to end %.3f GB/s (slowest rank, median of %d)\n", "bandwidth",
-                r->t1_name, g1, gt, r->repeat);
+        char runs[32] = "1 run";
+        if (r->repeat > 1)
+            snprintf(runs, sizeof(runs), "median of %d runs", r->repeat);
+        fprintf(out, "%-12s %s %.3f GB/s, end to end %.3f GB/s (slowest rank, %s)\n", "bandwidth", r->t1_name, g1,
+                gt, runs);
         cli_print_repeatable(out, r->repeatable, r->repeat);
     }
     fflush(out);

@@ -221,8 +221,12 @@ static int run_reduce(cli_opts_t *o)
                 fprintf(out, ":%d", o->desc.op.power);
             fprintf(out, ", mode %s, gen %s, seed %llu\n", gr_mode_name(o->desc.mode), gr_gen_name(o->gen),
                     (unsigned long long)o->seed);
-            fprintf(out, "# backend %s, %s (CUDA-aware: %s), repeat %d, warmup %d\n", gr_backend_name(backend),
-                    mpiver, cuda_aware ? "yes" : "no", R, o->warmup);
+            /* CUDA-awareness matters only where device buffers could reach MPI */
+            char aware[32] = "";
+            if (backend == GR_BACKEND_CUDA)
+                snprintf(aware, sizeof(aware), " (CUDA-aware: %s)", cuda_aware ? "yes" : "no");
+            fprintf(out, "# backend %s, %s%s, repeat %d, warmup %d\n", gr_backend_name(backend), mpiver, aware, R,
+                    o->warmup);
         } else if (o->format == CLI_FMT_JSON) {
             fprintf(out, "{\n  \"np\": %d,\n  \"n\": %llu,\n  \"dtype\": \"%s\",\n  \"op\": \"%s", np,
                     (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_op_name(o->desc.op.kind));

@@ -97,9 +97,9 @@ static void render(char *b, size_t len, double t, int final)
         }
         if (P.kind == CLI_PROG_RUNS && eta_s(t) > 0)
             fmt_time(eta, sizeof(eta), eta_s(t));
-        if (P.total > 0 && P.done < P.total)
-            n = snprintf(b, len, ": %s %llu of %llu", unit, (unsigned long long)P.done + 1,
-                         (unsigned long long)P.total);
+        if (P.total > 0) /* the one under way; the last until the phase ends */
+            n = snprintf(b, len, ": %s %llu of %llu", unit,
+                         (unsigned long long)(P.done < P.total ? P.done + 1 : P.total), (unsigned long long)P.total);
         else
             n = snprintf(b, len, ": %s %llu", unit, (unsigned long long)P.done + 1);
         if (n < 0 || (size_t)n >= len)
