@@ -133,7 +133,8 @@ typedef enum gr_progress_phase {
 
 /**
  * Progress of a long call: done of total bytes of rank 0's shard. Ranks read
- * and write in collective lockstep, so done / total is the job's fraction.
+ * in collective lockstep and shards differ by at most one element, so done /
+ * total stands for the job's fraction.
  * Called only on rank 0 of the context's communicator, only in the thread
  * that made the call, after each piece (a chunk, or 2^24 elements generated),
  * the last time with done == total; never called with an empty shard. It must

@@ -183,6 +183,14 @@ static int set_warmup(cli_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+static int set_output(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!*a)
+        ERR("--output: the path is empty");
+    o->output = a;
+    return 0;
+}
+
 static int set_format(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     static const char *const names[] = {"table", "csv", "json"};
@@ -307,6 +315,7 @@ static const cli_option_t options[] = {
     {"offset", "BYTES", "raw --input: bytes to skip before the first element (default 0)", set_offset},
     {"chunk", "SIZE", "--input / gen: bytes per read or write per rank (default 64M, at most 1G)", set_chunk},
     {"out", "PATH", "gen: the .npy file to write", set_out},
+    {"output", "PATH", "write the results (table, csv or json) to PATH instead of stdout; checked, atomic", set_output},
     {"force", NULL, "gen: overwrite --out if it exists", set_force},
     {"quiet", NULL, "no progress lines on stderr (also GR_PROGRESS=off; see docs/CLI.md)", set_quiet},
     {"help", NULL, "this text", set_help},
