@@ -3,6 +3,7 @@
  * status; everything numeric happens in libgpureduce.
  */
 #include "cli.h"
+#include "gr_env.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -344,6 +345,16 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return cli_output_finish(cli_bench_main(argc - 1, argv + 1));
+    if (argc > 1 && !strcmp(argv[1], "--help-env")) {
+        if (g_rank == 0) {
+            const gr_env_var_t *t = gr_env_table();
+            printf("%-28s %-5s %-28s %s\n", "variable", "owner", "default", "meaning");
+            for (int i = 0; i < GR_ENV_COUNT; ++i)
+                printf("%-28s %-5s %-28s %s\n", t[i].name, t[i].ours ? "ours" : "other", t[i].def, t[i].meaning);
+        }
+        MPI_Finalize();
+        return cli_output_finish(CLI_EXIT_OK);
+    }
     cli_opts_t o;
     char err[512];
     if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0)

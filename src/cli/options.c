@@ -331,7 +331,8 @@ void cli_usage(FILE *f)
                "       mpirun -np N gpureduce --input PATH [--dtype T] [--offset BYTES] [--chunk SIZE] [options]\n"
                "       mpirun -np N gpureduce gen --out PATH --n SIZE|--per-rank SIZE [--gen G] [--dtype T]\n"
                "                                  [--seed S] [--chunk SIZE] [--force]\n"
-               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n\n"
+               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n"
+               "       gpureduce --help-env   (the environment variables it reads)\n\n"
                "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
                "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
     for (int i = 0; i < NOPTIONS; ++i) {

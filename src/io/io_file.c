@@ -298,7 +298,7 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
 #define IO_FAIL_ROOT(ctx, code, ...)                                            \
     do {                                                                        \
         if ((ctx)->rank == 0)                                                   \
-            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, __VA_ARGS__);   \
+            GR_ERROR(GR_SUB_IO, __VA_ARGS__);   \
         return (code);                                                          \
     } while (0)
 
@@ -339,7 +339,7 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
         char msg[MPI_MAX_ERROR_STRING];
         int mlen = 0;
         MPI_Error_string(rc, msg, &mlen);
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "input '%s': MPI_File_open (read-only) failed: %s", path,
+        GR_ERROR(GR_SUB_IO, "input '%s': MPI_File_open (read-only) failed: %s", path,
                msg);
         r = GR_ERR_IO;
     }
@@ -365,7 +365,7 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     char *pcopy = f ? strdup(path) : NULL;
     r = (f && pcopy) ? GR_SUCCESS : GR_ERR_NOMEM;
     if (r != GR_SUCCESS)
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "cannot allocate the file object");
+        GR_ERROR(GR_SUB_IO, "cannot allocate the file object");
     r = gr_agree(ctx->comm, r);
     if (r != GR_SUCCESS) {
         free(pcopy);
@@ -549,7 +549,7 @@ static gr_result_t write_failed(gr_ctx_t ctx, const char *path, int remove_it, c
         char line[768];
         gr_io_fault_text(f, line, sizeof(line));
         int removed = remove_it && unlink(path) == 0;
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s' not written: %s%s", path, line,
+        GR_ERROR(GR_SUB_IO, "output '%s' not written: %s%s", path, line,
                removed ? "; the partial file was removed" : "");
     }
     return GR_ERR_IO;
@@ -633,7 +633,7 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
         if (r == GR_SUCCESS) {
             buf = malloc((size_t)celems * esz);
             if (!buf) {
-                gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "cannot allocate a %llu-byte write buffer; use "
+                GR_ERROR(GR_SUB_IO, "cannot allocate a %llu-byte write buffer; use "
                                                                     "a smaller --chunk", (unsigned long long)(celems * esz));
                 r = GR_ERR_NOMEM;
             }

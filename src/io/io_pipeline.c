@@ -8,6 +8,7 @@
  * gives an exact partial and the partials are merged in chunk order, so in
  * exact mode the result is independent of the chunk size.
  */
+#include "gr_env.h"
 #include "gr_half.h"
 #include "gr_stats.h"
 #include "gr_io.h"
@@ -186,7 +187,7 @@ const gr_stream_ops_t gr_stream_generic_ops = {
 const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx)
 {
 #ifdef GR_WITH_CUDA
-    const char *force = getenv("GR_INPUT_STREAM");
+    const char *force = gr_env(GR_ENV_INPUT_STREAM);
     if (ctx->backend == GR_BACKEND_CUDA && !(force && !strcmp(force, "generic")))
         return &gr_backend_cuda_stream_ops;
 #else
@@ -243,7 +244,7 @@ static void read_chunk(pipe_t *p, uint64_t k)
     if (gr_io_check_transfer(p->path, 0, "MPI_File_read_at", rc, &st, (uint64_t)off, buf, (size_t)want, &f) != 0) {
         char line[768];
         gr_io_fault_text(&f, line, sizeof(line));
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "input '%s': %s", p->path, line);
+        GR_ERROR(GR_SUB_IO, "input '%s': %s", p->path, line);
         p->r = GR_ERR_IO;
         return;
     }
