@@ -1,7 +1,8 @@
 /*
  * progress.c - the progress line of long work (progress.h). The main thread
  * only stores numbers under a mutex; a helper thread, one per phase, wakes
- * every 0.2 s and draws. Everything goes to stderr with one write per line.
+ * every 0.2 s (terminal) or 0.5 s (elsewhere) and draws. Everything goes to
+ * stderr, one write(2) per line.
  */
 #define _POSIX_C_SOURCE 200809L /* isatty, clock_gettime, pthread_condattr_setclock */
 #include "progress.h"
