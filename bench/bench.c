@@ -37,7 +37,7 @@ typedef struct bench_opts {
     int iters, warmup, check;
     int have_iters; /* the distributed rows run BENCH_DIST_ITERS_DEFAULT unless --iters is given */
     gr_backend_t backend;
-    int full, help;
+    int full, help, quiet;
     int timing_launch; /* --timing launch: no hold kernel, runs go at the host's launch rate */
     int cache_hot;     /* --cache hot: one buffer, every run reads it again (no rotation) */
     cli_format_t format;
@@ -226,6 +226,12 @@ static int set_help(bench_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+static int set_quiet(bench_opts_t *o, const char *a, char *err, size_t len)
+{
+    o->quiet = 1;
+    return 0;
+}
+
 static const bench_option_t bench_options[] = {
     {"min", "SIZE", "smallest element count per rank (default 2^20 with cuda, 2^10 with cpu)", set_min},
     {"max", "SIZE", "largest element count per rank, always measured (default 2^30 with cuda, 2^24 with cpu)",
@@ -246,6 +252,7 @@ static const bench_option_t bench_options[] = {
                    "again by every run (data a previous kernel just wrote; mem column L2 when it fits)", set_cache},
     {"bind", "P", "gpu | launcher | none (default gpu), as for a reduction", set_bind},
     {"threads", "N", "cpu backend threads (default: cores this rank may use)", set_threads},
+    {"quiet", NULL, "no progress lines on stderr (also GR_PROGRESS=off)", set_quiet},
     {"help", NULL, "this text", set_help},
 };
 #define BENCH_NOPTIONS ((int)(sizeof(bench_options) / sizeof(bench_options[0])))
@@ -763,8 +770,10 @@ static void print_skip(bench_run_t *b, uint64_t n, gr_dtype_t t, const char *why
         return;
     if (b->o->format == CLI_FMT_JSON)
         return; /* JSON lists what ran; the skip is on stderr */
+    cli_progress_pause();
     fprintf(b->out, "# skipped %llu x %s: %s\n", (unsigned long long)n, gr_dtype_name(t), why);
     fflush(b->out);
+    cli_progress_resume();
 }
 
 /* ---------------------------------------------------------------------------
@@ -889,9 +898,11 @@ static void run_group(bench_run_t *b, const bench_group_t *g, const int *sel, gr
         if (rows[k].late)
             b->late_rows++;
     }
+    cli_progress_pause(); /* the rows go to stdout, maybe the same terminal */
     if (left_out[0] && b->o->format != CLI_FMT_JSON)
         fprintf(b->out, "# %s: rows with no 2-byte form left out:%s\n", gr_dtype_name(g->dtype), left_out);
     print_group(b, g, rows, nrows);
+    cli_progress_resume();
 }
 
 /* ---- group hooks of each backend -------------------------------------------- */
@@ -1074,6 +1085,7 @@ int cli_bench_main(int argc, char **argv)
     char err[512];
     if (bench_parse(argc, argv, &o, err, sizeof(err)) != 0)
         return cli_usage_error("gpureduce bench", err);
+    cli_progress_init(o.quiet);
     if (o.help) {
         if (rank == 0)
             bench_usage(stdout);
@@ -1186,10 +1198,14 @@ int cli_bench_main(int argc, char **argv)
     }
     print_header(&b, ctx, sizes, nsizes, sel);
 
+    /* progress (progress.h): the (size, dtype) group being measured */
+    cli_progress_begin("bench", CLI_PROG_STEPS, (uint64_t)nsizes * (uint64_t)o.ndtypes, "group");
     for (int si = 0; si < nsizes; ++si)
         for (int ti = 0; ti < o.ndtypes; ++ti) {
             const uint64_t n = sizes[si];
             const gr_dtype_t t = (gr_dtype_t)o.dtypes[ti];
+            cli_progress_set((uint64_t)si * (uint64_t)o.ndtypes + (uint64_t)ti);
+            cli_progress_detail("%llu x %s", (unsigned long long)n, gr_dtype_name(t));
             bench_group_t g;
             memset(&g, 0, sizeof(g));
             group_hooks_t h;
@@ -1250,7 +1266,9 @@ int cli_bench_main(int argc, char **argv)
                 bench_cuda_group_end(cuda);
             }
 #endif
+            cli_progress_set((uint64_t)si * (uint64_t)o.ndtypes + (uint64_t)ti + 1);
         }
+    cli_progress_end();
 
     if (rank == 0) {
         FILE *f = b.out;

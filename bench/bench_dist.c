@@ -702,7 +702,9 @@ void bench_dist_group(bench_dist_t *d, const bench_group_t *g, void *host, bench
         if (rows[k].wrong)
             (*d->cfg.wrong_rows)++;
     }
+    cli_progress_pause(); /* the rows go to stdout, maybe the same terminal */
     print_rows(d, rows, nrows);
+    cli_progress_resume();
 }
 
 /* ---------------------------------------------------------------------------

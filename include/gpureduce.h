@@ -133,6 +133,24 @@ typedef enum gr_bind_policy {
     GR_BIND_NONE = 2      /**< unbind nothing, bind nothing */
 } gr_bind_policy_t;
 
+/** The long library calls that report progress (gr_config_t.progress). */
+typedef enum gr_progress_phase {
+    GR_PROGRESS_GENERATE = 0, /**< gr_buffer_create_synthetic: the shard is generated */
+    GR_PROGRESS_READ = 1,     /**< gr_reduce_file, gr_stats_file: the shard is read (and reduced) */
+    GR_PROGRESS_WRITE = 2     /**< gr_file_write_synthetic: the shard is generated and written */
+} gr_progress_phase_t;
+
+/**
+ * Progress of a long call: done of total bytes of rank 0's shard. Ranks read
+ * in collective lockstep and shards differ by at most one element, so done /
+ * total stands for the job's fraction.
+ * Called only on rank 0 of the context's communicator, only in the thread
+ * that made the call, after each piece (a chunk, or 2^24 elements generated),
+ * the last time with done == total; never called with an empty shard. It must
+ * not call the library or MPI. The library itself never prints progress.
+ */
+typedef void (*gr_progress_fn)(gr_progress_phase_t phase, uint64_t done, uint64_t total, void *arg);
+
 typedef struct gr_config {
     gr_backend_t backend;    /**< default GR_BACKEND_AUTO */
     gr_bind_policy_t bind;   /**< default GR_BIND_GPU */
@@ -140,6 +158,8 @@ typedef struct gr_config {
     int cpu_threads;         /**< cpu backend threads; 0 = cores available */
     int cuda_grid;           /**< debug: force the grid size; 0 = occupancy */
     int cuda_block;          /**< debug: force the block size; 0 = tuned */
+    gr_progress_fn progress; /**< progress of long calls (see gr_progress_fn); default NULL: off */
+    void *progress_arg;      /**< passed to progress as arg */
 } gr_config_t;
 
 /** Fill *cfg with the defaults above. */

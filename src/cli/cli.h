@@ -3,6 +3,7 @@
 #define GR_CLI_H
 
 #include "gpureduce.h"
+#include "progress.h"
 
 #include <stdio.h>
 
@@ -34,6 +35,7 @@ typedef struct cli_opts {
     int force;             /* gen: overwrite --out */
     uint64_t given;        /* bit k: option k of the table was given (see cli_given) */
     int stats;             /* --op stats (input.c) */
+    int quiet;             /* --quiet: no progress on stderr (progress.h) */
     const char *output;    /* --output PATH: results go to this file (rank 0), not stdout */
 } cli_opts_t;
 
@@ -56,8 +58,10 @@ void cli_die(const char *cmd, gr_result_t r, const char *what);
 int cli_usage_error(const char *cmd, const char *msg);
 
 /* At least min_runs untimed reductions, and at least 0.25 s of them on GPUs
- * (clocks settle); collective over comm, which must be ctx's communicator. */
-void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, const gr_desc_t *d, int min_runs);
+ * (clocks settle); collective over comm, which must be ctx's communicator.
+ * report: a progress phase of its own (progress.h); 0 inside a sweep. */
+void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, const gr_desc_t *d, int min_runs,
+                int report);
 
 /* The one argv walker: match argv[*i] ("--name", "--name=value", "--name
  * value", "-h") against a table whose entries start with {name, arg}
@@ -147,6 +151,13 @@ void json_string(FILE *f, const char *s);
 void csv_string(FILE *f, const char *s);
 /* median/min/max of v[0..n) (v is reordered). */
 void stats3(double *v, int n, double *med, double *min, double *max);
+/* The table's "repeatable" line: the verdict of R runs, or "1 run" plainly
+ * (one run proves nothing about repeatability). */
+void cli_print_repeatable(FILE *f, int repeatable, int R);
+/* JSON "repeatable": true, false, or null for a single run. */
+const char *cli_repeatable_json(int repeatable, int R);
+/* The progress phase of generating n synthetic elements (progress.h). */
+void cli_progress_generating(uint64_t n, gr_dtype_t t, gr_gen_t g);
 /* Value as decimal and exact hex text. */
 void value_text(const gr_value_t *v, char *dec, size_t dlen, char *hex, size_t hlen);
 

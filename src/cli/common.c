@@ -7,6 +7,7 @@ void cli_die(const char *cmd, gr_result_t r, const char *what)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    cli_progress_break_line();
     fprintf(stderr, "[rank %d] %s: %s failed: %s; the messages above say why and what to do. Aborting the job.\n",
             rank, cmd, what, gr_strerror(r));
     fflush(stderr);
@@ -38,9 +39,13 @@ int cli_usage_error(const char *cmd, const char *msg)
 #define GR_CLI_WARMUP_SECONDS 0.25
 #define GR_CLI_WARMUP_MAX_RUNS 100000
 
-void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, const gr_desc_t *d, int min_runs)
+void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, const gr_desc_t *d, int min_runs,
+                int report)
 {
     double min_s = gr_ctx_backend(ctx) == GR_BACKEND_CUDA ? GR_CLI_WARMUP_SECONDS : 0.0;
+    report = report && (min_runs > 0 || min_s > 0);
+    if (report)
+        cli_progress_begin("warm-up", CLI_PROG_RUNS, min_s > 0 ? 0 : (uint64_t)min_runs, NULL); /* GPU: timed */
     double t0 = MPI_Wtime();
     for (int k = 0;; ++k) {
         int more = k < min_runs || (MPI_Wtime() - t0 < min_s && k < GR_CLI_WARMUP_MAX_RUNS);
@@ -52,7 +57,11 @@ void cli_warmup(const char *cmd, gr_ctx_t ctx, MPI_Comm comm, gr_buffer_t buf, c
         gr_result_t r = gr_reduce_buffer(ctx, buf, d, &v, NULL);
         if (r != GR_SUCCESS)
             cli_die(cmd, r, "a warm-up reduction");
+        if (report)
+            cli_progress_set((uint64_t)k + 1);
     }
+    if (report)
+        cli_progress_end();
 }
 
 void cli_root_to_rank0(int root, void *result, size_t bytes, int *repeatable)

@@ -25,10 +25,22 @@ static int g_rank = 0;
 /* Every rank already agrees on the failure and rank 0 has said why. */
 static int input_failed(gr_ctx_t ctx, gr_file_t f)
 {
+    cli_progress_end();
     gr_file_close(f);
     gr_ctx_destroy(ctx);
     MPI_Finalize();
     return CLI_EXIT_FAIL;
+}
+
+/* The progress phase of pass i of n over the file (what: "warm-up" or "run"). */
+static void read_phase(const char *path, uint64_t bytes, const char *what, int i, int n)
+{
+    char label[160];
+    if (n > 1 || strcmp(what, "run") != 0)
+        snprintf(label, sizeof(label), "reading %s (%s %d of %d)", path, what, i + 1, n);
+    else
+        snprintf(label, sizeof(label), "reading %s", path);
+    cli_progress_begin(label, CLI_PROG_BYTES, bytes, NULL);
 }
 
 /* The first option of names[] that was given, or NULL. */
@@ -268,7 +280,8 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r, g
                     (long long)st->isum, st->overflow ? "true" : "false", (long long)st->imin, (long long)st->imax);
         fprintf(out, "\n  },\n  \"repeat\": %d,\n  \"repeatable\": %s,\n  \"time\": {\"%s\": %.9g, "
                      "\"total\": %.9g},\n  \"gbps\": {\"%s\": %.6g, \"aggregate\": %.6g}\n}\n",
-                r->repeat, r->repeatable ? "true" : "false", r->t1_name, r->t1, r->total, r->t1_name, g1, gt);
+                r->repeat, cli_repeatable_json(r->repeatable, r->repeat), r->t1_name, r->t1, r->total, r->t1_name, g1,
+                gt);
     } else if (fmt == CLI_FMT_CSV) {
         /* isum, overflow, imin, imax: integers' exact values; empty for floating types */
         if (r->input) {
@@ -323,10 +336,12 @@ void cli_print_stats(FILE *out, cli_format_t fmt, const cli_stats_report_t *r, g
             fprintf(out, "%-12s %lld\n", "imin", (long long)st->imin);
             fprintf(out, "%-12s %lld\n", "imax", (long long)st->imax);
         }
-        fprintf(out, "%-12s %s %.3f GB/s, end to end %.3f GB/s (slowest rank, median of %d)\n", "bandwidth",
-                r->t1_name, g1, gt, r->repeat);
-        fprintf(out, "%-12s %s (%d runs)\n", "repeatable", r->repeatable ? "yes, same bits every run" : "NO",
-                r->repeat);
+        char runs[32] = "1 run";
+        if (r->repeat > 1)
+            snprintf(runs, sizeof(runs), "median of %d runs", r->repeat);
+        fprintf(out, "%-12s %s %.3f GB/s, end to end %.3f GB/s (slowest rank, %s)\n", "bandwidth", r->t1_name, g1,
+                gt, runs);
+        cli_print_repeatable(out, r->repeatable, r->repeat);
     }
     fflush(out);
 }
@@ -346,8 +361,10 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
     double *mr = calloc((size_t)R, sizeof(double)), *mt = calloc((size_t)R, sizeof(double));
     if (!vals || !tr || !tt || !mr || !mt)
         cli_die("gpureduce", GR_ERR_NOMEM, "allocating result arrays");
+    const uint64_t data_bytes = info->count * info->item_bytes;
     for (int w = 0; w < W; ++w) {
         gr_stats_t v;
+        read_phase(info->path, data_bytes, "warm-up", w, W);
         if (gr_stats_file(ctx, f, &o->desc, &v, NULL) != GR_SUCCESS)
             return input_failed(ctx, f);
     }
@@ -355,11 +372,13 @@ static int run_stats(cli_opts_t *o, gr_ctx_t ctx, gr_file_t f, const gr_file_inf
         gr_io_timing_t io;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
             cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
+        read_phase(info->path, data_bytes, "run", k, R);
         if (gr_stats_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
             return input_failed(ctx, f);
         tr[k] = io.read;
         tt[k] = io.total;
     }
+    cli_progress_end();
     gr_stats_t st;
     int repeatable;
     cli_stats_gather(o->desc.root, g_rank, R, vals, tr, tt, mr, mt, &st, &repeatable);
@@ -462,8 +481,10 @@ int cli_input_run(cli_opts_t *o)
     double *my_h2d = calloc((size_t)R, sizeof(double)), *my_local = calloc((size_t)R, sizeof(double));
     if (!my_h2d || !my_local)
         cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
+    const uint64_t data_bytes = info.count * info.item_bytes;
     for (int w = 0; w < W; ++w) {
         gr_value_t v;
+        read_phase(info.path, data_bytes, "warm-up", w, W);
         if (gr_reduce_file(ctx, f, &o->desc, &v, NULL) != GR_SUCCESS)
             return input_failed(ctx, f);
     }
@@ -471,6 +492,7 @@ int cli_input_run(cli_opts_t *o)
         gr_io_timing_t io;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
             cli_die("gpureduce", GR_ERR_MPI, "MPI_Barrier");
+        read_phase(info.path, data_bytes, "run", k, R);
         if (gr_reduce_file(ctx, f, &o->desc, &vals[k], &io) != GR_SUCCESS)
             return input_failed(ctx, f);
         t[T_READ][k] = io.read;
@@ -485,6 +507,7 @@ int cli_input_run(cli_opts_t *o)
         my_h2d[k] = io.h2d;
         my_local[k] = io.local;
     }
+    cli_progress_end();
     for (int k = 0; k < T_COUNT; ++k)
         if (MPI_Reduce(t[k], tm[k], R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
             cli_die("gpureduce", GR_ERR_MPI, "gathering timings");
@@ -518,6 +541,8 @@ int cli_input_run(cli_opts_t *o)
         double gb_reduce = med[T_REDUCE] > 0 ? bytes / med[T_REDUCE] / 1e9 : 0;
         double gb_pipe = med[T_LOCAL] > 0 ? bytes / med[T_LOCAL] / 1e9 : 0;
         double gb_total = med[T_TOTAL] > 0 ? bytes / med[T_TOTAL] / 1e9 : 0;
+        /* copies to a GPU were timed (the cuda stream): else no h2d figure means anything */
+        const int have_h2d = mx[T_H2D] > 0;
         char dec[64], hex[64];
         value_text(&res, dec, sizeof(dec), hex, sizeof(hex));
         char opname[32];
@@ -566,16 +591,24 @@ int cli_input_run(cli_opts_t *o)
                     res.overflow ? "  OVERFLOW: the exact integer result does not fit in int64" : "");
             fprintf(out, "%-12s %12s %12s %12s\n", "time (us)", "median", "min", "max");
             for (int k = 0; k < T_COUNT; ++k)
-                fprintf(out, "%-12s %12.2f %12.2f %12.2f%s\n", t_names[k], med[k] * 1e6, mn[k] * 1e6, mx[k] * 1e6,
-                        k == 0 ? "   (slowest rank)" : "");
-            fprintf(out, "%-12s read %.3f GB/s, h2d %.3f GB/s, reduce %.3f GB/s, pipeline %.3f GB/s, end to end "
+                if (k != T_H2D || have_h2d)
+                    fprintf(out, "%-12s %12.2f %12.2f %12.2f%s\n", t_names[k], med[k] * 1e6, mn[k] * 1e6,
+                            mx[k] * 1e6, k == 0 ? "   (slowest rank)" : "");
+            char h2d_text[48] = "";
+            if (have_h2d)
+                snprintf(h2d_text, sizeof(h2d_text), "h2d %.3f GB/s, ", gb_h2d);
+            fprintf(out, "%-12s read %.3f GB/s, %sreduce %.3f GB/s, pipeline %.3f GB/s, end to end "
                          "%.3f GB/s (aggregate, %.0f bytes)\n",
-                    "bandwidth", gb_read, gb_h2d, gb_reduce, gb_pipe, gb_total, bytes);
-            if (ref.have)
-                fprintf(out, "%-12s pinned cudaMemcpy H2D %.3f GB/s (%.0f-byte copies, median of %d); pipeline H2D "
-                             "%.1f%%, pipeline end to end %.1f%% of it (slowest rank)\n",
-                        "h2d ref", ref.gbps, ref.bytes, H2D_REF_COPIES, ref.h2d_pct, ref.pipe_pct);
-            fprintf(out, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
+                    "bandwidth", gb_read, h2d_text, gb_reduce, gb_pipe, gb_total, bytes);
+            if (ref.have) {
+                char pct[48] = ""; /* the pipeline's own copies, when they were timed */
+                if (have_h2d)
+                    snprintf(pct, sizeof(pct), "pipeline H2D %.1f%%, ", ref.h2d_pct);
+                fprintf(out, "%-12s pinned cudaMemcpy H2D %.3f GB/s (%.0f-byte copies, median of %d); %spipeline end "
+                             "to end %.1f%% of it (slowest rank)\n",
+                        "h2d ref", ref.gbps, ref.bytes, H2D_REF_COPIES, pct, ref.pipe_pct);
+            }
+            cli_print_repeatable(out, repeatable, R);
         } else if (o->format == CLI_FMT_CSV) {
             fprintf(out, "np,input,format,n,dtype,op,mode,backend,chunk_bytes,run,result,result_hex,overflow,read_s,"
                          "reduce_s,local_s,combine_s,total_s,read_gbps,reduce_gbps,gbps,h2d_s,h2d_gbps\n");
@@ -585,16 +618,19 @@ int cli_input_run(cli_opts_t *o)
                 value_text(&vk, d2, sizeof(d2), h2, sizeof(h2));
                 fprintf(out, "%d,", np);
                 csv_string(out, info.path);
-                fprintf(out, ",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,"
-                             "%.9g,%.6g\n",
+                fprintf(out, ",%s,%llu,%s,%s,%s,%s,%llu,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,",
                         format_name(info.format), (unsigned long long)info.count,
                         gr_dtype_name(info.dtype), opname, gr_mode_name(o->desc.mode), gr_backend_name(backend),
                         (unsigned long long)info.chunk_bytes, k, d2, h2, vk.overflow, tm[T_READ][k], tm[T_REDUCE][k],
                         tm[T_LOCAL][k], tm[T_COMBINE][k], tm[T_TOTAL][k],
                         tm[T_READ][k] > 0 ? bytes / tm[T_READ][k] / 1e9 : 0.0,
                         tm[T_REDUCE][k] > 0 ? bytes / tm[T_REDUCE][k] / 1e9 : 0.0,
-                        tm[T_TOTAL][k] > 0 ? bytes / tm[T_TOTAL][k] / 1e9 : 0.0, tm[T_H2D][k],
-                        tm[T_H2D][k] > 0 ? bytes / tm[T_H2D][k] / 1e9 : 0.0);
+                        tm[T_TOTAL][k] > 0 ? bytes / tm[T_TOTAL][k] / 1e9 : 0.0);
+                if (have_h2d) /* h2d_s, h2d_gbps: empty without timed copies to a GPU */
+                    fprintf(out, "%.9g,%.6g", tm[T_H2D][k], tm[T_H2D][k] > 0 ? bytes / tm[T_H2D][k] / 1e9 : 0.0);
+                else
+                    fputc(',', out);
+                fputc('\n', out);
             }
         } else {
             fprintf(out, ",\n  \"result\": ");
@@ -602,19 +638,30 @@ int cli_input_run(cli_opts_t *o)
             fprintf(out, ",\n  \"result_hex\": \"%s\",\n  \"result_str\": \"%s\",\n  \"overflow\": %s,\n", hex, dec,
                     res.overflow ? "true" : "false");
             fprintf(out, "  \"count\": %llu,\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"repeatable\": %s,\n",
-                    (unsigned long long)res.count, R, W, repeatable ? "true" : "false");
+                    (unsigned long long)res.count, R, W, cli_repeatable_json(repeatable, R));
             fprintf(out, "  \"time\": {\n");
+            /* time.h2d and gbps.h2d: null without timed copies to a GPU */
             for (int k = 0; k < T_COUNT; ++k)
-                fprintf(out, "    \"%s\": {\"median\": %.9g, \"min\": %.9g, \"max\": %.9g}%s\n", t_names[k], med[k],
-                        mn[k], mx[k], k + 1 < T_COUNT ? "," : "");
-            fprintf(out, "  },\n  \"gbps\": {\"read\": %.6g, \"h2d\": %.6g, \"reduce\": %.6g, \"pipeline\": %.6g, "
-                         "\"aggregate\": %.6g},\n",
-                    gb_read, gb_h2d, gb_reduce, gb_pipe, gb_total);
-            if (ref.have)
-                fprintf(out, "  \"h2d_reference\": {\"what\": \"pinned cudaMemcpy H2D\", \"copy_bytes\": %.0f, "
-                             "\"copies\": %d, \"gbps\": %.6g, \"h2d_pct\": %.4g, \"pipeline_pct\": %.4g}\n}\n",
-                        ref.bytes, H2D_REF_COPIES, ref.gbps, ref.h2d_pct, ref.pipe_pct);
+                if (k == T_H2D && !have_h2d)
+                    fprintf(out, "    \"%s\": null,\n", t_names[k]);
+                else
+                    fprintf(out, "    \"%s\": {\"median\": %.9g, \"min\": %.9g, \"max\": %.9g}%s\n", t_names[k],
+                            med[k], mn[k], mx[k], k + 1 < T_COUNT ? "," : "");
+            fprintf(out, "  },\n  \"gbps\": {\"read\": %.6g, \"h2d\": ", gb_read);
+            if (have_h2d)
+                fprintf(out, "%.6g", gb_h2d);
             else
+                fprintf(out, "null");
+            fprintf(out, ", \"reduce\": %.6g, \"pipeline\": %.6g, \"aggregate\": %.6g},\n", gb_reduce, gb_pipe,
+                    gb_total);
+            if (ref.have) {
+                char pct[32] = "null"; /* h2d_pct: null when the pipeline's copies were not timed */
+                if (have_h2d)
+                    snprintf(pct, sizeof(pct), "%.4g", ref.h2d_pct);
+                fprintf(out, "  \"h2d_reference\": {\"what\": \"pinned cudaMemcpy H2D\", \"copy_bytes\": %.0f, "
+                             "\"copies\": %d, \"gbps\": %.6g, \"h2d_pct\": %s, \"pipeline_pct\": %.4g}\n}\n",
+                        ref.bytes, H2D_REF_COPIES, ref.gbps, pct, ref.pipe_pct);
+            } else
                 fprintf(out, "  \"h2d_reference\": null\n}\n");
         }
         fflush(out);
@@ -678,9 +725,13 @@ int cli_gen_run(cli_opts_t *o)
     gr_result_t r = gr_ctx_create(MPI_COMM_WORLD, &o->cfg, &ctx);
     if (r != GR_SUCCESS)
         cli_die("gpureduce", r, "creating the context");
+    char label[160];
+    snprintf(label, sizeof(label), "writing %s", o->out);
+    cli_progress_begin(label, CLI_PROG_BYTES, n * (uint64_t)gr_dtype_size(o->desc.dtype), NULL);
     double t0 = MPI_Wtime();
     r = gr_file_write_synthetic(ctx, o->out, o->desc.dtype, o->gen, o->seed, n, o->force, o->chunk);
     double dt = MPI_Wtime() - t0;
+    cli_progress_end();
     gr_ctx_destroy(ctx);
     if (r != GR_SUCCESS) {
         MPI_Finalize();

@@ -115,9 +115,11 @@ static int run_reduce(cli_opts_t *o)
     }
 
     gr_buffer_t buf = NULL;
+    cli_progress_generating(n, o->desc.dtype, o->gen);
     r = gr_buffer_create_synthetic(ctx, o->desc.dtype, o->gen, o->seed, n, &buf);
     if (r != GR_SUCCESS)
         cli_die("gpureduce", r, "creating the synthetic dataset");
+    cli_progress_end();
 
     int R = o->repeat;
     double *tl = calloc((size_t)R, sizeof(double)), *tc = calloc((size_t)R, sizeof(double)),
@@ -128,7 +130,8 @@ static int run_reduce(cli_opts_t *o)
     if (!tl || !tc || !tt || !ml || !mc || !mt || !vals)
         cli_die("gpureduce", GR_ERR_NOMEM, "allocating timing arrays");
 
-    cli_warmup("gpureduce", ctx, MPI_COMM_WORLD, buf, &o->desc, o->warmup);
+    cli_warmup("gpureduce", ctx, MPI_COMM_WORLD, buf, &o->desc, o->warmup, 1);
+    cli_progress_begin("timed runs", CLI_PROG_RUNS, (uint64_t)R, NULL);
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -139,7 +142,9 @@ static int run_reduce(cli_opts_t *o)
         tl[k] = t.local;
         tc[k] = t.combine;
         tt[k] = t.total;
+        cli_progress_set((uint64_t)k + 1);
     }
+    cli_progress_end();
     /* What a user waits for: the slowest rank, run by run. */
     if (MPI_Reduce(tl, ml, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Reduce(tc, mc, R, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
@@ -164,9 +169,11 @@ static int run_reduce(cli_opts_t *o)
         gr_desc_t rd = o->desc;
         rd.root = 0;
         rd.all_ranks = 0;
+        cli_progress_begin("--verify: the exact CPU reference", CLI_PROG_TIME, 0, NULL);
         r = gr_reference_synthetic(ctx, o->gen, o->seed, n, &rd, &ref);
         if (r != GR_SUCCESS)
             cli_die("gpureduce", r, "the CPU reference for --verify");
+        cli_progress_end();
         if (g_rank == 0) {
             if (res.is_integer && !res.overflow && !ref.overflow) {
                 abs_err = fabs((double)res.i - (double)ref.i);
@@ -218,8 +225,12 @@ static int run_reduce(cli_opts_t *o)
                 fprintf(out, ":%d", o->desc.op.power);
             fprintf(out, ", mode %s, gen %s, seed %llu\n", gr_mode_name(o->desc.mode), gr_gen_name(o->gen),
                     (unsigned long long)o->seed);
-            fprintf(out, "# backend %s, %s (CUDA-aware: %s), repeat %d, warmup %d\n", gr_backend_name(backend),
-                    mpiver, cuda_aware ? "yes" : "no", R, o->warmup);
+            /* CUDA-awareness matters only where device buffers could reach MPI */
+            char aware[32] = "";
+            if (backend == GR_BACKEND_CUDA)
+                snprintf(aware, sizeof(aware), " (CUDA-aware: %s)", cuda_aware ? "yes" : "no");
+            fprintf(out, "# backend %s, %s%s, repeat %d, warmup %d\n", gr_backend_name(backend), mpiver, aware, R,
+                    o->warmup);
         } else if (o->format == CLI_FMT_JSON) {
             fprintf(out, "{\n  \"np\": %d,\n  \"n\": %llu,\n  \"dtype\": \"%s\",\n  \"op\": \"%s", np,
                     (unsigned long long)n, gr_dtype_name(o->desc.dtype), gr_op_name(o->desc.op.kind));
@@ -241,7 +252,7 @@ static int run_reduce(cli_opts_t *o)
             fprintf(out, "%-12s %12.2f %12.2f %12.2f\n", "combine", cmed * 1e6, cmin * 1e6, cmax * 1e6);
             fprintf(out, "%-12s %12.2f %12.2f %12.2f\n", "total", tmed * 1e6, tmin * 1e6, tmax * 1e6);
             fprintf(out, "%-12s aggregate %.2f GB/s, per rank %.2f GB/s\n", "bandwidth", gbps, gbps_rank);
-            fprintf(out, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
+            cli_print_repeatable(out, repeatable, R);
             if (o->verify)
                 fprintf(out, "%-12s reference %s (%s): abs err %.3g, rel err %.3g, %s%s\n", "verify", rdec, rhex,
                         abs_err, rel_err, exact_needed ? "must be exact" : "rounding expected",
@@ -270,7 +281,7 @@ static int run_reduce(cli_opts_t *o)
             fprintf(out, ",\n  \"result_hex\": \"%s\",\n  \"result_str\": \"%s\",\n  \"overflow\": %s,\n", hex, dec,
                     res.overflow ? "true" : "false");
             fprintf(out, "  \"count\": %llu,\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"repeatable\": %s,\n",
-                    (unsigned long long)res.count, R, o->warmup, repeatable ? "true" : "false");
+                    (unsigned long long)res.count, R, o->warmup, cli_repeatable_json(repeatable, R));
             fprintf(out, "  \"time\": {\n");
             print_time_json(out, "local", ml, R, 0);
             print_time_json(out, "combine", mc, R, 0);
@@ -382,6 +393,8 @@ int main(int argc, char **argv)
     char err[512];
     if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0)
         return cli_usage_error("gpureduce", err);
+    cli_progress_init(o.quiet);
+    cli_progress_attach(&o.cfg);
     if (o.help || o.version) {
         if (g_rank == 0) {
             if (o.help)

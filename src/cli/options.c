@@ -286,6 +286,7 @@ FLAG_SETTER(set_topo, o->topo)
 FLAG_SETTER(set_share, o->cfg.share_gpus)
 FLAG_SETTER(set_all_ranks, o->desc.all_ranks)
 FLAG_SETTER(set_force, o->force)
+FLAG_SETTER(set_quiet, o->quiet)
 
 static const cli_option_t options[] = {
     {"n", "SIZE", "global element count (default 2^24); SIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40)", set_n},
@@ -319,6 +320,7 @@ static const cli_option_t options[] = {
     {"out", "PATH", "gen: the .npy file to write", set_out},
     {"output", "PATH", "write the results (table, csv or json) to PATH instead of stdout; checked, atomic", set_output},
     {"force", NULL, "gen: overwrite --out if it exists", set_force},
+    {"quiet", NULL, "no progress lines on stderr (also GR_PROGRESS=off; see docs/CLI.md)", set_quiet},
     {"help", NULL, "this text", set_help},
     {"version", NULL, "print the version", set_version},
 };

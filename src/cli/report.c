@@ -57,6 +57,27 @@ void value_text(const gr_value_t *v, char *dec, size_t dlen, char *hex, size_t h
     snprintf(hex, hlen, "%a", v->f);
 }
 
+void cli_print_repeatable(FILE *f, int repeatable, int R)
+{
+    if (R < 2)
+        fprintf(f, "%-12s not checked: 1 run (--repeat 2 or more compares runs bit for bit)\n", "repeatable");
+    else
+        fprintf(f, "%-12s %s (%d runs)\n", "repeatable", repeatable ? "yes, same bits every run" : "NO", R);
+}
+
+const char *cli_repeatable_json(int repeatable, int R)
+{
+    return R < 2 ? "null" : repeatable ? "true" : "false";
+}
+
+void cli_progress_generating(uint64_t n, gr_dtype_t t, gr_gen_t g)
+{
+    char what[96];
+    snprintf(what, sizeof(what), "generating %llu %s elements (%s)", (unsigned long long)n, gr_dtype_name(t),
+             gr_gen_name(g));
+    cli_progress_begin(what, CLI_PROG_BYTES, n * (uint64_t)gr_dtype_size(t), NULL);
+}
+
 static void print_placement_row(const gr_placement_t *p, cli_format_t fmt, FILE *f, int first)
 {
     if (fmt == CLI_FMT_JSON) {

@@ -22,14 +22,13 @@
  * itself costs (split, barrier, reduce, allreduce); nothing is gathered
  * per rank. Rows are printed as each step ends.
  */
-#define _POSIX_C_SOURCE 200809L /* isatty, nanosleep */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "cli.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 typedef struct scale_step {
     int ranks, nodes, gpus, moved;
@@ -135,7 +134,7 @@ static void run_step(const cli_opts_t *o, gr_ctx_t wctx, MPI_Comm comm, int p, u
     gr_desc_t d = o->desc;
     d.root = 0;
     d.all_ranks = 0;
-    cli_warmup("gpureduce scale", ctx, comm, buf, &d, o->warmup);
+    cli_warmup("gpureduce scale", ctx, comm, buf, &d, o->warmup, 0);
     s->repeatable = 1;
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
@@ -242,10 +241,11 @@ static void print_row(const cli_opts_t *o, gr_backend_t backend, const scale_ste
                 gr_op_name(o->desc.op.kind));
         if (o->desc.op.kind == GR_OP_POWSUM)
             fprintf(out, ":%d", o->desc.op.power);
-        fprintf(out, ",%s,%s,%s,%llu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%s,%d\n",
+        /* repeatable: empty for --repeat 1 (one run compares nothing) */
+        fprintf(out, ",%s,%s,%s,%llu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%s,%s,%s\n",
                 gr_mode_name(o->desc.mode), gr_backend_name(backend), gr_gen_name(o->gen),
                 (unsigned long long)o->seed, o->repeat, s->tmed, s->tmin, s->tmax, s->lmed, s->cmed, gbps, speedup,
-                eff, dec, hex, s->repeatable);
+                eff, dec, hex, o->repeat < 2 ? "" : s->repeatable ? "1" : "0");
     } else {
         fprintf(out, "%s\n    {\"ranks\": %d, \"nodes\": %d, \"gpus\": %d, \"n\": %llu, \"bytes\": %.0f, ",
                 first ? "" : ",", s->ranks, s->nodes, s->gpus, (unsigned long long)s->n, s->bytes);
@@ -253,7 +253,7 @@ static void print_row(const cli_opts_t *o, gr_backend_t backend, const scale_ste
                      "\"combine_median\": %.9g, \"gbps\": %.6g, \"speedup\": %.6g, \"efficiency\": %.6g, ",
                 s->tmed, s->tmin, s->tmax, s->lmed, s->cmed, gbps, speedup, eff);
         fprintf(out, "\"result_str\": \"%s\", \"result_hex\": \"%s\", \"repeatable\": %s}", dec, hex,
-                s->repeatable ? "true" : "false");
+                cli_repeatable_json(s->repeatable, o->repeat));
     }
     fflush(out);
 }
@@ -327,21 +327,14 @@ int cli_scale_run(cli_opts_t *o)
         cli_die("gpureduce scale", GR_ERR_NOMEM, "allocating timing arrays");
     scale_step_t first;
     memset(&first, 0, sizeof(first));
-    double t_start = MPI_Wtime(), t_prev = t_start;
-    int progress = g_rank == 0 && isatty(STDERR_FILENO);
     int nonrepeatable = 0;
+    /* long sweeps report progress (progress.h): the row being measured */
+    cli_progress_begin("scale", CLI_PROG_STEPS, (uint64_t)nsteps, "row");
     for (int k = 0; k < nsteps; ++k) {
         int p = steps[k];
         uint64_t n = o->scale_kind == CLI_SCALE_WEAK ? o->scale_size * (uint64_t)p : o->scale_size;
-        /* long sweeps report progress: on a terminal, or once a step took a second */
-        double t_now = MPI_Wtime();
-        if (g_rank == 0 && (progress || t_now - t_prev >= 1.0 || t_now - t_start >= 5.0)) {
-            progress = 1;
-            fprintf(stderr, "gpureduce scale: step %d/%d: %d rank(s), %llu elements (%.1f s so far)\n", k + 1,
-                    nsteps, p, (unsigned long long)n, t_now - t_start);
-            fflush(stderr);
-        }
-        t_prev = t_now;
+        cli_progress_set((uint64_t)k);
+        cli_progress_detail("%d rank%s, %llu elements", p, p == 1 ? "" : "s", (unsigned long long)n);
         /* ranks outside the step wait (asleep) in the barrier after it */
         world_barrier(0);
         MPI_Comm comm = MPI_COMM_WORLD;
@@ -355,6 +348,7 @@ int cli_scale_run(cli_opts_t *o)
             MPI_Comm_free(&comm);
         world_barrier(g_rank >= p);
         if (g_rank == 0) {
+            cli_progress_pause(); /* the row goes to stdout, maybe the same terminal */
             if (k == 0)
                 first = s;
             nonrepeatable += !s.repeatable;
@@ -367,15 +361,16 @@ int cli_scale_run(cli_opts_t *o)
                 fflush(stderr);
             }
             print_row(o, backend, &first, &s, k == 0, out);
+            fflush(out);
+            cli_progress_set((uint64_t)k + 1);
+            cli_progress_resume();
         }
     }
+    cli_progress_end();
     if (g_rank == 0) {
         if (o->format == CLI_FMT_JSON)
             fprintf(out, "\n  ]\n}\n");
-        if (progress)
-            fprintf(stderr, "gpureduce scale: %d step(s) done in %.1f s\n", nsteps, MPI_Wtime() - t_start);
         fflush(out);
-        fflush(stderr);
     }
     free(work);
     gr_ctx_destroy(wctx);

@@ -42,9 +42,11 @@ int cli_stats_run(cli_opts_t *o)
         cli_die("gpureduce", r, "creating the context");
     gr_backend_t backend = gr_ctx_backend(ctx);
     gr_buffer_t buf = NULL;
+    cli_progress_generating(n, o->desc.dtype, o->gen);
     r = gr_buffer_create_synthetic(ctx, o->desc.dtype, o->gen, o->seed, n, &buf);
     if (r != GR_SUCCESS)
         cli_die("gpureduce", r, "creating the synthetic dataset");
+    cli_progress_end();
 
     int R = o->repeat;
     gr_stats_t *vals = calloc((size_t)R, sizeof(gr_stats_t));
@@ -52,12 +54,16 @@ int cli_stats_run(cli_opts_t *o)
     double *ml = calloc((size_t)R, sizeof(double)), *mt = calloc((size_t)R, sizeof(double));
     if (!vals || !tl || !tt || !ml || !mt)
         cli_die("gpureduce", GR_ERR_NOMEM, "allocating result arrays");
+    if (o->warmup > 0)
+        cli_progress_begin("warm-up", CLI_PROG_RUNS, (uint64_t)o->warmup, NULL);
     for (int w = 0; w < o->warmup; ++w) {
         gr_stats_t v;
         r = gr_stats_buffer(ctx, buf, &o->desc, &v, NULL);
         if (r != GR_SUCCESS)
             cli_die("gpureduce", r, "a warm-up run of --op stats");
+        cli_progress_set((uint64_t)w + 1);
     }
+    cli_progress_begin("timed runs", CLI_PROG_RUNS, (uint64_t)R, NULL);
     for (int k = 0; k < R; ++k) {
         gr_timing_t t;
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -67,7 +73,9 @@ int cli_stats_run(cli_opts_t *o)
             cli_die("gpureduce", r, "--op stats");
         tl[k] = t.local;
         tt[k] = t.total;
+        cli_progress_set((uint64_t)k + 1);
     }
+    cli_progress_end();
     gr_stats_t st;
     int repeatable;
     cli_stats_gather(o->desc.root, rank, R, vals, tl, tt, ml, mt, &st, &repeatable);

@@ -19,6 +19,8 @@ typedef enum gr_env_id {
     GR_ENV_INPUT_STREAM,
     GR_ENV_BENCH_HOLD,
     GR_ENV_BENCH_STATS_BLOCK,
+    GR_ENV_PROGRESS,
+    GR_ENV_PROGRESS_AFTER,
     /* set by others, read by us */
     GR_ENV_CUDA_VISIBLE_DEVICES,
     GR_ENV_OMPI_COMM_WORLD_LOCAL_RANK,

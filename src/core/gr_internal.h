@@ -226,6 +226,14 @@ gr_result_t gr_agree(MPI_Comm comm, gr_result_t local);
 /* Combine p over ctx's ranks into the value at d's root (or everywhere). */
 gr_result_t gr_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, gr_value_t *out);
 
+/* Report progress through the caller's gr_config_t.progress: rank 0 only,
+ * nothing for an empty shard (see gr_progress_fn). */
+static inline void gr_progress(gr_ctx_t ctx, gr_progress_phase_t phase, uint64_t done, uint64_t total)
+{
+    if (ctx->cfg.progress && ctx->rank == 0 && total > 0)
+        ctx->cfg.progress(phase, done, total, ctx->cfg.progress_arg);
+}
+
 /* Wall clock in seconds (monotonic). The one timing helper. */
 double gr_now(void);
 

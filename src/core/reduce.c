@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Elements generated between two progress reports (2^24: 64 MB of f32). */
+#define GR_PROGRESS_GEN_PIECE ((uint64_t)1 << 24)
+
 static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
                        gr_value_t *out, gr_timing_t *timing, uint64_t index_base)
 {
@@ -98,8 +101,17 @@ gr_result_t gr_buffer_create_synthetic(gr_ctx_t ctx, gr_dtype_t dtype, gr_gen_t 
         gr_shard_range(global_n, ctx->size, ctx->rank, &b->begin, &b->end);
         uint64_t n = b->end - b->begin;
         r = ctx->ops->alloc(ctx, ctx->bstate, n, dtype, &b->ptr);
-        if (r == GR_SUCCESS)
-            r = ctx->ops->generate(ctx, ctx->bstate, b->ptr, dtype, gen, seed, b->begin, n);
+        /* values are a function of the global index, so pieces give the same data; in one
+         * piece unless someone watches the progress */
+        const uint64_t piece = ctx->cfg.progress && ctx->rank == 0 ? GR_PROGRESS_GEN_PIECE : n;
+        const size_t esz = gr_dtype_size(dtype);
+        for (uint64_t first = 0; r == GR_SUCCESS && first < n; first += piece) {
+            uint64_t cnt = n - first < piece ? n - first : piece;
+            r = ctx->ops->generate(ctx, ctx->bstate, (char *)b->ptr + first * esz, dtype, gen, seed,
+                                   b->begin + first, cnt);
+            if (r == GR_SUCCESS)
+                gr_progress(ctx, GR_PROGRESS_GENERATE, (first + cnt) * esz, n * esz);
+        }
     }
     r = gr_agree(ctx->comm, r);
     if (r != GR_SUCCESS) {

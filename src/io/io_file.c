@@ -664,6 +664,8 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
          * fails (np 3, a full disk; tests/fault) */
         rc = MPI_File_write_at(fh, (MPI_Offset)off, buf, (int)(cnt * esz), MPI_BYTE, &st);
         gr_io_check_transfer(path, 1, "MPI_File_write_at", rc, &st, off, buf, (size_t)(cnt * esz), &fault);
+        if (r == GR_SUCCESS && !fault.failed)
+            gr_progress(ctx, GR_PROGRESS_WRITE, (first + cnt - b) * esz, (e - b) * esz);
     }
     free(buf);
     if (cpu)

@@ -307,6 +307,8 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_
             if (re != GR_SUCCESS && p.r == GR_SUCCESS)
                 p.r = re;
         }
+        if (p.r == GR_SUCCESS && n > 0) /* chunk k is read and reduced */
+            gr_progress(ctx, GR_PROGRESS_READ, (k * chunk_elems + n) * esz, count * esz);
     }
     if (p.stream)
         p.so->close(p.stream);
