@@ -1,0 +1,13 @@
+# Multi-node (label multinode, plus mpi / slurm): two hosts emulated on one
+# machine with UTS namespaces (unshare --uts: host names n0 and n1), so the
+# paths that differ across nodes run for real: node-local ranks and GPUs per
+# host, the placement report over hosts, tcp between hosts, MPI-IO across
+# hosts, failures on one host. Skip (77) where namespaces are not allowed.
+# Serial: they start their own daemons and each runs up to 4 ranks.
+set(GR_MN_DIR ${GR_TEST_DIR}/multinode)
+gr_add_script_test(multinode_mpirun ${GR_MN_DIR}/mpirun_two_hosts.sh
+  ARGS $<TARGET_FILE:mpi_bits> $<TARGET_FILE:mpi_all_ranks> $<TARGET_FILE:mpi_rank_failure>
+  LABELS "multinode;mpi" TIMEOUT 240)
+gr_add_script_test(multinode_mpirun_failure ${GR_MN_DIR}/mpirun_failure.sh
+  LABELS "multinode;mpi" TIMEOUT 180)
+set_tests_properties(multinode_mpirun multinode_mpirun_failure PROPERTIES RUN_SERIAL TRUE)
