@@ -11,3 +11,9 @@ gr_add_script_test(multinode_mpirun ${GR_MN_DIR}/mpirun_two_hosts.sh
 gr_add_script_test(multinode_mpirun_failure ${GR_MN_DIR}/mpirun_failure.sh
   LABELS "multinode;mpi" TIMEOUT 180)
 set_tests_properties(multinode_mpirun multinode_mpirun_failure PROPERTIES RUN_SERIAL TRUE)
+# Slurm with two nodes: one slurmctld, slurmd n0 and n1 in their own UTS
+# namespaces; jobs/*.sbatch with -N 2. Skips (77) without the Slurm packages
+# or namespaces; starts and always stops its own daemons.
+gr_add_script_test(slurm_two_nodes ${GR_TEST_DIR}/slurm/run_slurm_two_nodes.sh
+  LABELS "multinode;slurm" TIMEOUT 300)
+set_tests_properties(slurm_two_nodes PROPERTIES RUN_SERIAL TRUE)
