@@ -5,8 +5,13 @@
 # hosts, failures on one host. Skip (77) where namespaces are not allowed.
 # Serial: they start their own daemons and each runs up to 4 ranks.
 set(GR_MN_DIR ${GR_TEST_DIR}/multinode)
+# combine_cost: the combine's cost per call (docs/MULTINODE.md's model) and a
+# check that the combined exact partial equals a serial merge; timings printed only
+gr_test_exe(combine_cost SOURCES ${GR_MN_DIR}/combine_cost.c)
+gr_add_mpi_test(combine_cost_np3 NP 3 COMMAND $<TARGET_FILE:combine_cost> 50 LABELS "multinode;mpi" TIMEOUT 60)
 gr_add_script_test(multinode_mpirun ${GR_MN_DIR}/mpirun_two_hosts.sh
   ARGS $<TARGET_FILE:mpi_bits> $<TARGET_FILE:mpi_all_ranks> $<TARGET_FILE:mpi_rank_failure>
+       $<TARGET_FILE:combine_cost>
   LABELS "multinode;mpi" TIMEOUT 240)
 gr_add_script_test(multinode_mpirun_failure ${GR_MN_DIR}/mpirun_failure.sh
   LABELS "multinode;mpi" TIMEOUT 180)

@@ -15,11 +15,12 @@
 #     .npy file written by `gpureduce gen` across both hosts and read back
 #     across both;
 #   - the library's MPI tests (mpi_bits fast and invariant, mpi_all_ranks,
-#     mpi_rank_failure) pass and print the same lines across hosts;
+#     mpi_rank_failure, combine_cost's exactness check) pass and print the
+#     same lines across hosts;
 #   - no Open MPI daemon outlives its mpirun (lib.sh's teardown).
-# usage: mpirun_two_hosts.sh MPI_BITS MPI_ALL_RANKS MPI_RANK_FAILURE
+# usage: mpirun_two_hosts.sh MPI_BITS MPI_ALL_RANKS MPI_RANK_FAILURE COMBINE_COST
 . "$(dirname "$0")/lib.sh"
-MPI_BITS=$1 MPI_ALL_RANKS=$2 MPI_RANK_FAILURE=$3
+MPI_BITS=$1 MPI_ALL_RANKS=$2 MPI_RANK_FAILURE=$3 COMBINE_COST=$4
 mn_setup
 TOPO=$GR_SRC/tests/topo
 mn_host_env n0 "GR_TOPOLOGY_XML=$TOPO/h200pair.xml" "GR_FAKE_GPUS=0000:18:00.0,0000:2a:00.0"
@@ -121,5 +122,8 @@ mn_run rank_failure n0:1,n1:2 "$MPI_RANK_FAILURE"
 expect_rc0 "mpi_rank_failure on n0:1,n1:2"
 expect_in "$OUT" "no hang" "mpi_rank_failure on n0:1,n1:2"
 expect_in "$ERR" "^\[rank [0-9] host n1\] " "mpi_rank_failure: errors of n1's ranks name host n1"
+mn_run combine_cost n0:2,n1:1 "$COMBINE_COST" 50
+expect_rc0 "combine_cost on n0:2,n1:1"
+expect_in "$OUT" "np 3, hosts 2, .* exact: ok" "combine_cost on n0:2,n1:1: exact partial across hosts"
 
 mn_finish

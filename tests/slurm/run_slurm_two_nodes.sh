@@ -14,8 +14,9 @@
 #     GR_LAUNCHER=mpirun; -N 2 -n 3 (2 + 1); placement lists n0 and n1 with
 #     local ranks 0,1 on each; results bitwise those of mpirun on one host
 #     (exact: np 1; fast: the same np);
-#   - jobs/scaling.sbatch (weak, and strong in exact mode: one result for
-#     1, 2, 4 ranks) and jobs/bench.sbatch on both nodes;
+#   - jobs/scaling.sbatch (strong in exact mode: one result for 1, 2, 4
+#     ranks; weak under GR_LAUNCHER=mpirun: 1, 2 ranks on n0, 4 on both) and
+#     jobs/bench.sbatch on both nodes;
 #   - failure: an input under n1's hidden directory: the job ends with a
 #     non-zero exit code and the error line of an n1 rank, within the time
 #     limit.
@@ -270,6 +271,7 @@ submit reduce_fast "${N2[@]}" "$J/reduce.sbatch" "${ARGS_FAST[@]}"
 GR_LAUNCHER=mpirun submit reduce_mpirun "${N2[@]}" "$J/reduce.sbatch" "${ARGS_EXACT[@]}"
 submit reduce_3 -N 2 -n 3 "$J/reduce.sbatch" "${ARGS_EXACT[@]}"
 GR_OUTDIR=$T/results submit scaling "${N2[@]}" "$J/scaling.sbatch" --backend cpu --strong 1M --mode exact --repeat 2 --warmup 0
+GR_LAUNCHER=mpirun GR_OUTDIR=$T/results/mpirun submit scaling_mpirun "${N2[@]}" "$J/scaling.sbatch" --backend cpu --weak 64K --repeat 2 --warmup 0
 submit bench "${N2[@]}" "$J/bench.sbatch" --backend cpu --min 2^10 --max 2^14 --iters 3 --format csv
 [ $MOUNT_NS = 1 ] && submit fail_n1 "${N2[@]}" "$J/reduce.sbatch" --backend cpu --input "$T/nodelocal/x.npy" --repeat 1
 
@@ -310,6 +312,16 @@ CSV=$(ls "$T"/results/scale-strong-*.csv 2>/dev/null | head -n 1)
 check
 v=$([ -n "$CSV" ] && python3 -c "import csv; r=list(csv.DictReader(open('$CSV'))); print(' '.join(x['ranks'] for x in r), len({x['result_hex'] for x in r}))")
 [ "$v" = "1 2 4 1" ] || { fail "scaling.sbatch -N 2 strong exact: ranks and distinct results '$v', want '1 2 4 1'"; show "$OUT"; }
+
+wait_job scaling_mpirun
+expect_rc 0 "scaling.sbatch -N 2 --weak, GR_LAUNCHER=mpirun"
+world_ok 4 "scaling.sbatch -N 2, GR_LAUNCHER=mpirun"
+expect_in "^# launcher: mpirun -np 4" "scaling.sbatch -N 2, GR_LAUNCHER=mpirun: launcher line"
+placement_is "$P22" "scaling.sbatch -N 2, GR_LAUNCHER=mpirun"
+CSV=$(ls "$T"/results/mpirun/scale-weak-*.csv 2>/dev/null | head -n 1)
+check
+v=$([ -n "$CSV" ] && python3 -c "import csv; r=list(csv.DictReader(open('$CSV'))); print(' '.join(x['ranks']+':'+x['nodes']+':'+x['n'] for x in r))")
+[ "$v" = "1:1:65536 2:1:131072 4:2:262144" ] || { fail "scaling.sbatch -N 2 weak, mpirun: rows ranks:nodes:n '$v'"; show "$OUT"; }
 
 wait_job bench
 expect_rc 0 "bench.sbatch -N 2"
