@@ -6,7 +6,7 @@
  *             op's whole work per level), in a loop on one rank;
  *   normalize the carry pass gr_combine does once on its own partial;
  *   combine   gr_combine (MPI_Reduce of one gr_partial_t, user op) per call,
- *             slowest rank, median and min of 5 batches;
+ *             slowest rank, median and min of 11 batches;
  *   bor       MPI_Reduce of the same bytes with the built-in MPI_BOR: the
  *             transport alone, same size, no user op;
  *   double    MPI_Reduce of one double (MPI_SUM): latency alone.
@@ -17,7 +17,7 @@
  * across hosts checks the op and the datatype across the wire too. Timings
  * are printed, never asserted.
  *
- * usage: mpirun -np N combine_cost [CALLS]   (default 2000 calls per batch)
+ * usage: mpirun -np N combine_cost [CALLS]   (default 1000 calls per batch)
  */
 #include "gr_internal.h"
 #include "unit/cpu_ctx.h"
@@ -38,9 +38,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Over 5 batches of the slowest rank's mean time per call: "median/min" in
+/* Over 11 batches of the slowest rank's mean time per call: "median/min" in
  * us (on a loaded machine the min is the closer to the cost itself). */
-#define BATCHES 5
+#define BATCHES 11
 static const char *med_min(double *v, char *buf, size_t len)
 {
     qsort(v, BATCHES, sizeof(double), cmp_double);
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    long calls = argc > 1 ? atol(argv[1]) : 2000;
+    long calls = argc > 1 ? atol(argv[1]) : 1000;
     if (calls < 1)
         calls = 1;
     gr_ctx_t ctx = test_cpu_ctx(1);
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         (void)sink;
     }
 
-    /* the three reductions, 5 batches each */
+    /* the three reductions, BATCHES batches each */
     double tc[BATCHES], tb[BATCHES], td[BATCHES];
     unsigned char bin[sizeof(gr_partial_t)], bout[sizeof(gr_partial_t)];
     memcpy(bin, &mine, sizeof(bin));
