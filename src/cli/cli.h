@@ -27,6 +27,7 @@ typedef struct cli_opts {
     int scale_kind;        /* scale: CLI_SCALE_WEAK or CLI_SCALE_STRONG, 0 unset */
     uint64_t scale_size;   /* scale: elements per rank (weak) or in total (strong) */
     const char *input;     /* --input PATH: reduce a .npy or raw file (input.c) */
+    const char *input2;    /* --input given a second time: y of --op dot (vec_run.c) */
     uint64_t offset;       /* --offset BYTES: raw files */
     uint64_t chunk;        /* --chunk SIZE: bytes per read/write per rank, 0 = default */
     const char *out;       /* gen: --out PATH */
@@ -79,6 +80,11 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t errlen);
 void cli_usage(FILE *f);
 /* Non-zero when option `name` (without "--") was on the command line. */
 int cli_given(const cli_opts_t *o, const char *name);
+
+/* ---- vec_run.c ---- */
+
+/* `gpureduce --op dot|nrm2|argmin|argmax`, synthetic or --input (twice for dot). */
+int cli_vec_run(cli_opts_t *o);
 
 /* ---- input.c ---- */
 

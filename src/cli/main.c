@@ -315,10 +315,17 @@ static int run_reduce(cli_opts_t *o)
 
 static int dispatch(cli_opts_t *o)
 {
+    if (!strcmp(o->cmd, "scale") && o->desc.op.kind >= GR_OP_DOT)
+        return cli_usage_error("gpureduce", "scale runs the elementwise ops; dot, nrm2, argmin and argmax run as "
+                                            "gpureduce --op OP");
     if (!strcmp(o->cmd, "scale"))
         return cli_scale_run(o);
     if (!strcmp(o->cmd, "gen"))
         return cli_gen_run(o);
+    if (!strcmp(o->cmd, "reduce") && o->desc.op.kind >= GR_OP_DOT && !o->stats)
+        return cli_vec_run(o);
+    if (o->input2)
+        return cli_usage_error("gpureduce", "--input is given twice: only --op dot reads two files (x and y)");
     if (o->input)
         return cli_input_run(o);
     if (o->stats && !o->topo)
