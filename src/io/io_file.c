@@ -305,6 +305,35 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
         return (code);                                                          \
     } while (0)
 
+/* Every rank sees the file rank 0 probed, before the collective
+ * MPI_File_open: a path that exists on one node only (node-local disk where a
+ * shared file system was meant) must fail here, on every rank alike. Open
+ * MPI's collective open does not return on the ranks whose open worked when
+ * another rank's failed: across two hosts that was a hang (tests/multinode).
+ * BYTES, when not 0, is the size rank 0 saw: a different size on another
+ * node is a different file (a stale copy), though MPI-IO may read rank 0's. */
+static gr_result_t check_same_file(gr_ctx_t ctx, const char *path, const char *what, int amode, uint64_t bytes)
+{
+    gr_result_t r = GR_SUCCESS;
+    struct stat sb;
+    if (ctx->rank != 0) {
+        if (stat(path, &sb) != 0 || access(path, amode) != 0) {
+            GR_ERROR(GR_SUB_IO,
+                     "%s '%s' cannot be %s on this host (%s), though rank 0 can; every node must see the same "
+                     "file: put it on a file system all nodes share",
+                     what, path, amode == W_OK ? "written" : "read", strerror(errno));
+            r = GR_ERR_IO;
+        } else if (bytes && (uint64_t)sb.st_size != bytes) {
+            GR_ERROR(GR_SUB_IO,
+                     "%s '%s' has %llu bytes on this host but %llu where rank 0 runs: the nodes see different "
+                     "files; put it on a file system all nodes share",
+                     what, path, (unsigned long long)sb.st_size, (unsigned long long)bytes);
+            r = GR_ERR_IO;
+        }
+    }
+    return gr_agree(ctx->comm, r);
+}
+
 gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t *cfg_in, gr_file_t *out)
 {
     if (!ctx || !path || !out)
@@ -334,10 +363,12 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     GR_MPI_CHECK(MPI_Bcast(&p, (int)sizeof(p), MPI_BYTE, 0, ctx->comm));
     if (p.code != GR_SUCCESS)
         IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "input '%s': %s", path, p.msg);
+    gr_result_t r = check_same_file(ctx, path, "input", R_OK, p.file_bytes);
+    if (r != GR_SUCCESS)
+        return r;
 
     MPI_File fh = MPI_FILE_NULL;
     int rc = MPI_File_open(ctx->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    gr_result_t r = GR_SUCCESS;
     if (rc != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING];
         int mlen = 0;
@@ -593,12 +624,18 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
     if (p.code != GR_SUCCESS)
         IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "output '%s': %s", path, p.msg);
 
+    /* every rank sees the file rank 0 made, before the collective open */
+    gr_result_t r = check_same_file(ctx, path, "output", W_OK, 0);
+    if (r != GR_SUCCESS) {
+        if (ctx->rank == 0 && created)
+            unlink(path);
+        return r;
+    }
     /* From here on every failure is recorded in fault (first one wins on
      * this rank), every rank still takes part in every collective, and the
      * ranks agree at the end: rank 0 reports the lowest failing rank's fault. */
     gr_io_fault_t fault;
     memset(&fault, 0, sizeof(fault));
-    gr_result_t r = GR_SUCCESS;
     MPI_File fh = MPI_FILE_NULL;
     int rc = MPI_File_open(ctx->comm, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
