@@ -177,12 +177,14 @@ check
 srun --mpi=list 2>&1 | grep -qw pmix || fail "srun --mpi=list does not offer pmix (install slurm-wlm-basic-plugins and libpmix2)"
 
 # ---------------------------------------------------------------- helpers
-# submit NAME [sbatch options] SCRIPT [args]: queue a job, output in $T/NAME.out
+# submit NAME [sbatch options] SCRIPT [args]: queue a job, output in $T/NAME.out.
+# No --cpus-per-task unless a test gives one: the scripts' own defaults must
+# fit this small node (a fixed --cpus-per-task=8 pended for ever here).
 declare -A JOB
 submit() {
     local name=$1; shift
     local id
-    id=$(sbatch --parsable --cpus-per-task=1 --output="$T/$name.out" "$@" 2>"$T/$name.sbatch.err") || {
+    id=$(sbatch --parsable --output="$T/$name.out" "$@" 2>"$T/$name.sbatch.err") || {
         fail "$name: sbatch refused the job: $(cat "$T/$name.sbatch.err")"
         return 1
     }
@@ -242,6 +244,7 @@ GR_LAUNCHER=mpirun submit reduce_mpirun "$J/reduce.sbatch" --backend cpu --n 1M 
 GR_WRAP=$T/singleton.sh submit singleton "$J/reduce.sbatch" --backend cpu --n 1M
 submit pernode --gpus-per-task=0 --gpus-per-node=$NGPU --gpu-bind=none "$J/reduce.sbatch" --backend cpu --n 1M --gen ones --repeat 2
 submit badarg "$J/reduce.sbatch" --backend cpu --n nonsense
+submit cpus_given --cpus-per-task=1 "$J/reduce.sbatch" --backend cpu --n 1M --gen ones --repeat 2
 GR_OUTDIR=$T/results submit scaling "$J/scaling.sbatch" --backend cpu --weak 64K --repeat 3 --warmup 1
 GR_OUTDIR=$T/results submit scaling_strong --ntasks-per-node=$NCPU "$J/scaling.sbatch" --backend cpu --strong 256K --mode exact --repeat 2 --warmup 1
 submit bench "$J/bench.sbatch" --backend cpu --min 2^10 --max 2^16 --iters 3 --format csv
@@ -252,7 +255,7 @@ world_ok 2 "reduce.sbatch"
 placement_ok 2 "reduce.sbatch"
 expect_in "^# launcher: srun --mpi=pmix" "reduce.sbatch: srun --mpi=pmix"
 expect_in "gpureduce: $T/submit/build/gpureduce" "reduce.sbatch: default binary build/gpureduce of the submit dir"
-expect_in "^# job [0-9]+ .*: 2 task\(s\), 2 per node, 1 CPU\(s\) per task, GPUs 1 per task, gpu-bind closest" "reduce.sbatch: job line"
+expect_in "^# job [0-9]+ .*: 2 task\(s\), 2 per node, [0-9]+ CPU\(s\) per task \(allocation: [0-9]+ CPU\(s\), 2 task\(s\) per node\), GPUs 1 per task, gpu-bind closest" "reduce.sbatch: job line, CPUs per task from the allocation"
 expect_in "^result +1048576 +0x1p\+20 +backend cpu" "reduce.sbatch: result line"
 expect_in "^verify .*: ok" "reduce.sbatch: --verify"
 expect_in "^# gpureduce exit status 0" "reduce.sbatch: exit status line"
@@ -286,6 +289,11 @@ expect_in "GPUs $NGPU per node, gpu-bind none" "--gpus-per-node variant: job lin
 wait_job badarg
 expect_rc 2 "reduce.sbatch with a bad size"
 expect_in "--n: cannot parse size 'nonsense'" "bad size message"
+
+wait_job cpus_given
+expect_rc 0 "reduce.sbatch --cpus-per-task=1"
+expect_in "^# job [0-9]+ .*: 2 task\(s\), 2 per node, 1 CPU\(s\) per task \(--cpus-per-task\)," "sbatch --cpus-per-task=1: job line"
+expect_in "^result +1048576 " "sbatch --cpus-per-task=1: result"
 
 wait_job scaling
 expect_rc 0 "scaling.sbatch --weak"
@@ -321,6 +329,9 @@ placement_ok 2 "bench.sbatch"
 expect_in "^size_bytes,count,dtype,variant," "bench.sbatch: CSV header"
 expect_in "^65536,16384,f32,cpu," "bench.sbatch: the cpu row at 2^14"
 expect_in "^# gpureduce bench exit status 0" "bench.sbatch: exit status line"
+# --exclusive: the node's CPUs shared out over its 2 tasks
+CPT=$((NCPU / 2)); [ $CPT -ge 1 ] || CPT=1
+expect_in "^# job [0-9]+ .*, $CPT CPU\(s\) per task \(allocation: $NCPU CPU\(s\), 2 task\(s\) per node\)," "bench.sbatch: CPUs per task = node CPUs / tasks"
 
 # ---------------------------------------------------------------- GPU directives
 if [ $FAKE_CHAR = 1 ]; then
