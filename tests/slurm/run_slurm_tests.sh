@@ -95,7 +95,7 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 PORT=$((20000 + RANDOM % 20000))
 while ! port_free $PORT || ! port_free $((PORT + 1)); do PORT=$((PORT + 2)); done
 
-mkdir -p "$T/dev" "$T/state" "$T/spool" "$T/submit/build" "$T/results"
+mkdir -p "$T/dev" "$T/state" "$T/spool" "$T/submit/build" "$T/results" "$T/pmix"
 FAKE_CHAR=1
 for i in $(seq 0 $((NGPU - 1))); do
     if ! mknod "$T/dev/fakegpu$i" c 1 3 2>/dev/null; then
@@ -145,6 +145,10 @@ NodeName=$HOST NodeAddr=127.0.0.1 $NODE_HW Gres=gpu:$NGPU State=UNKNOWN
 PartitionName=debug Nodes=$HOST Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
     echo "NodeName=$HOST Name=gpu File=$T/dev/fakegpu[0-$((NGPU - 1))]" >"$T/gres.conf"
+    # the pmix plugin's per-step directories (spmix_appdir_UID_JOB.STEP) in $T,
+    # not /tmp: job ids restart at 1 in every run, and a directory another run
+    # failed to remove (or a run in parallel) makes that step fail to launch
+    echo "PMIxCliTmpDirBase=$T/pmix" >"$T/mpi.conf"
 }
 export SLURM_CONF=$T/slurm.conf
 
