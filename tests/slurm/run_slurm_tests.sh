@@ -340,10 +340,10 @@ expect_in "^# job [0-9]+ .*, $CPT CPU\(s\) per task \(allocation: $NCPU CPU\(s\)
 # ---------------------------------------------------------------- GPU directives
 if [ $FAKE_CHAR = 1 ]; then
     note "GPU binding of the placeholder GPUs"
-    out=$(timeout 60 srun -n 2 --cpus-per-task=1 --gpus-per-task=1 bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
+    out=$(timeout 60 srun --quiet -n 2 --cpus-per-task=1 --gpus-per-task=1 bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
     check
     [ "$out" = "0:0 1:1 " ] || fail "srun --gpus-per-task=1: CUDA_VISIBLE_DEVICES per task '$out', expected '0:0 1:1'"
-    out=$(timeout 60 srun -n 2 --cpus-per-task=1 --gpus-per-node=$NGPU --gpu-bind=closest bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
+    out=$(timeout 60 srun --quiet -n 2 --cpus-per-task=1 --gpus-per-node=$NGPU --gpu-bind=closest bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
     check
     [ "$out" = "0:0,1 1:0,1 " ] || fail "srun --gpus-per-node=$NGPU: every task sees both GPUs: '$out'"
 fi
