@@ -74,9 +74,18 @@ typedef enum gr_op_kind {
     GR_OP_MAX = 2,
     GR_OP_ABSSUM = 3,
     GR_OP_SUMSQ = 4,
-    GR_OP_POWSUM = 5
+    GR_OP_POWSUM = 5,
+    /* Vector ops (docs/NUMERICS.md): gr_dot_* / gr_reduce_batch_* for dot;
+     * nrm2, argmin and argmax also through gr_reduce_host and gr_reduce_buffer. */
+    GR_OP_DOT = 6,    /**< sum of x[i]*y[i] over two arrays of one dtype and count */
+    GR_OP_NRM2 = 7,   /**< sqrt of the sum of squares, no spurious overflow or underflow */
+    GR_OP_ARGMIN = 8, /**< smallest value and its lowest global index (gr_value_t.index) */
+    GR_OP_ARGMAX = 9  /**< largest value and its lowest global index */
 } gr_op_kind_t;
+/** The elementwise ops every backend kernel implements (sum .. powsum). */
 #define GR_OP_COUNT 6
+/** Every op kind, vector ops included. */
+#define GR_OP_KIND_COUNT 10
 
 typedef struct gr_op {
     gr_op_kind_t kind;
@@ -206,6 +215,8 @@ typedef struct gr_value {
     uint64_t count;    /**< number of elements reduced, all ranks */
     uint64_t nan_count;/**< NaN inputs seen (floating sum-like ops, exact mode) */
     int dtype;         /**< the descriptor's dtype (gr_dtype_t) on ranks with .valid, so printers know f16/bf16 */
+    int64_t index;     /**< argmin/argmax: global index of the value (the lowest one among ties,
+                            the first NaN when any); -1 for an empty input and for every other op */
 } gr_value_t;
 
 /** Per-call timings of this rank, in seconds. */
@@ -223,6 +234,54 @@ gr_result_t gr_reduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count,
                              const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
 gr_result_t gr_reduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count,
                            const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
+
+/* ---------------------------------------------------------------------------
+ * Vector ops and batches (see docs/NUMERICS.md for the numeric contract).
+ *
+ * dot(x, y), nrm2(x), argmin(x), argmax(x), and batches of k reductions of
+ * any ops, combined with ONE MPI collective for all k results; each result
+ * has the bits of its own separate call. nrm2, argmin and argmax of one array
+ * also go through gr_reduce_host and gr_reduce_buffer (argmin/argmax there
+ * take the buffer's shard start, or 0 for gr_reduce_host, as index base).
+ * Host memory is reduced by the host kernels on every backend; device memory
+ * (cuda backend) by the GPU kernels of kernels/dot.cu and kernels/argext.cu,
+ * with the same exact-mode bits and argmin/argmax results.
+ * ------------------------------------------------------------------------- */
+
+/** One reduction of a batch. */
+typedef struct gr_batch_item {
+    gr_desc_t desc;     /**< dtype, op, mode; root and all_ranks are taken from items[0] */
+    const void *x;      /**< this rank's count elements */
+    const void *y;      /**< GR_OP_DOT: the second operand (same dtype and count); else NULL */
+    uint64_t count;     /**< elements on this rank */
+    int64_t index_base; /**< argmin/argmax: global index of x[0] on this rank (e.g. from gr_shard_range) */
+} gr_batch_item_t;
+
+/** Fill *it: gr_desc_init's descriptor, no data, count 0, index_base 0. */
+void gr_batch_item_init(gr_batch_item_t *it);
+
+/**
+ * Reduce k items (1 <= k <= GR_BATCH_MAX) at host memory: out[j] is item j's
+ * result (gr_value_t rules). One MPI collective for the whole batch. timing
+ * (may be NULL) covers the batch. Collective; every rank passes the same k
+ * and the same descriptors.
+ */
+#define GR_BATCH_MAX 64
+gr_result_t gr_reduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
+                                 gr_timing_t *timing);
+
+/** As gr_reduce_batch_host, every x and y in device memory of this rank's GPU (cuda backend):
+ *  one kernel launch per item, one MPI collective for the batch. Collective. */
+gr_result_t gr_reduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
+                                   gr_timing_t *timing);
+
+/** dot(x, y) of count elements in device memory (cuda backend); d->op is ignored. Collective. */
+gr_result_t gr_dot_device(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
+                          gr_value_t *out, gr_timing_t *timing);
+
+/** dot(x, y) of count elements on this rank, host memory; d->op is ignored. Collective. */
+gr_result_t gr_dot_host(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
+                        gr_value_t *out, gr_timing_t *timing);
 
 /** A rank's shard held by the backend (device memory for cuda). */
 typedef struct gr_buffer *gr_buffer_t;
@@ -246,6 +305,10 @@ gr_result_t gr_reduce_buffer(gr_ctx_t ctx, gr_buffer_t buf, const gr_desc_t *d,
 gr_result_t gr_reduce_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
                                 const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
 
+/** dot of two buffers of one dtype and shape (host buffers: cpu backend). Collective. */
+gr_result_t gr_dot_buffer(gr_ctx_t ctx, gr_buffer_t x, gr_buffer_t y, const gr_desc_t *d, gr_value_t *out,
+                          gr_timing_t *timing);
+
 /**
  * Parse an element count: "1000", "2^30", or a number with K, M, G or T
  * (powers of 1024: "4M" = 4194304). GR_ERR_INVALID_ARG on anything else,
@@ -257,7 +320,9 @@ gr_result_t gr_parse_size(const char *s, uint64_t *out);
  * Reference for a synthetic run, computed on the CPU from the generator
  * formulas (not from any buffer): the exact sum of the f64 terms, rounded
  * once (in exact mode to the input type for f32, f16 and bf16 input, else to
- * f64). Collective.
+ * f64). Vector ops: the exact host kernels on the generator's values (dot: y
+ * from seed + 1, as the CLI's synthetic y), finished in d's mode; argmin/argmax
+ * with the global index. Collective.
  */
 gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
                                    const gr_desc_t *d, gr_value_t *ref);
@@ -372,6 +437,15 @@ typedef struct gr_io_timing {
  */
 gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t file, const gr_desc_t *d, gr_value_t *out,
                            gr_io_timing_t *timing);
+
+/**
+ * dot of two files of one dtype and count (d->op is ignored). The vector ops
+ * (dot, nrm2, argmin/argmax, exact f64 sumsq; the last three through
+ * gr_reduce_file) read each rank's whole shard into host memory first, in
+ * collective reads of chunk_bytes. Collective.
+ */
+gr_result_t gr_dot_file(gr_ctx_t ctx, gr_file_t x, gr_file_t y, const gr_desc_t *d, gr_value_t *out,
+                        gr_io_timing_t *timing);
 
 /**
  * Write the synthetic dataset of gr_buffer_create_synthetic (same generator,

@@ -27,6 +27,7 @@ typedef struct cli_opts {
     int scale_kind;        /* scale: CLI_SCALE_WEAK or CLI_SCALE_STRONG, 0 unset */
     uint64_t scale_size;   /* scale: elements per rank (weak) or in total (strong) */
     const char *input;     /* --input PATH: reduce a .npy or raw file (input.c) */
+    const char *input2;    /* --input given a second time: y of --op dot (vec_run.c) */
     uint64_t offset;       /* --offset BYTES: raw files */
     uint64_t chunk;        /* --chunk SIZE: bytes per read/write per rank, 0 = default */
     const char *out;       /* gen: --out PATH */
@@ -80,6 +81,11 @@ void cli_usage(FILE *f);
 /* Non-zero when option `name` (without "--") was on the command line. */
 int cli_given(const cli_opts_t *o, const char *name);
 
+/* ---- vec_run.c ---- */
+
+/* `gpureduce --op dot|nrm2|argmin|argmax`, synthetic or --input (twice for dot). */
+int cli_vec_run(cli_opts_t *o);
+
 /* ---- input.c ---- */
 
 /* `gpureduce --input PATH`: reduce a file's values; `gpureduce gen`: write a
@@ -125,10 +131,11 @@ int cli_stats_run(cli_opts_t *o);
  * ranks. Called after MPI_Init; calls MPI_Finalize; returns the exit status. */
 int cli_scale_run(cli_opts_t *o);
 
-/* ---- bench.c ---- */
+/* ---- bench/bench.c (the gpureduce-bench program) ---- */
 
-/* `gpureduce bench ...` (argv[0] is "bench"): sweeps, checks and times the
- * benchmark rows. Calls MPI_Finalize; returns the exit status. */
+/* gpureduce-bench's main after MPI_Init (argv[0] is the program): sweeps,
+ * checks and times the benchmark rows. Calls MPI_Finalize; returns the exit
+ * status. */
 int cli_bench_main(int argc, char **argv);
 
 /* ---- report.c ---- */

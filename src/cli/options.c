@@ -93,13 +93,21 @@ static int set_op(cli_opts_t *o, const char *a, char *err, size_t len)
         o->desc.op.power = (int)v;
         return 0;
     }
+    static const char *const vec[] = {"dot", "nrm2", "argmin", "argmax"};
+    i = lookup(a, vec, 4);
+    if (i >= 0) {
+        o->desc.op.kind = (gr_op_kind_t)(GR_OP_DOT + i);
+        o->desc.op.power = 1;
+        o->stats = 0;
+        return 0;
+    }
     if (!strcmp(a, "stats")) {
         o->stats = 1; /* a pass of its own (input.c, stats_run.c); the descriptor keeps sum */
         o->desc.op.kind = GR_OP_SUM;
         o->desc.op.power = 1;
         return 0;
     }
-    ERR("--op: unknown op '%s' (use sum, min, max, abssum, sumsq, powsum:P with P in 1..8, or stats)", a);
+    ERR("--op: unknown op '%s' (use sum, min, max, abssum, sumsq, powsum:P with P in 1..8, stats, dot, nrm2, argmin or argmax)", a);
 }
 
 static int set_gen(cli_opts_t *o, const char *a, char *err, size_t len)
@@ -127,18 +135,6 @@ static int parse_u64(const char *a, uint64_t *v)
         x = x * 10u + d;
     }
     *v = x;
-    return 0;
-}
-
-int cli_parse_int(const char *a, int lo, int hi, int *v)
-{
-    if (!a || !*a)
-        return -1;
-    char *end = NULL;
-    long x = strtol(a, &end, 10);
-    if (*end || x < lo || x > hi)
-        return -1;
-    *v = (int)x;
     return 0;
 }
 
@@ -243,7 +239,12 @@ static int set_input(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     if (!*a)
         ERR("--input: the path is empty");
-    o->input = a;
+    if (o->input2)
+        ERR("--input is given a third time: --op dot reads two files, every other op one");
+    if (o->input)
+        o->input2 = a; /* dot: x, then y */
+    else
+        o->input = a;
     return 0;
 }
 
@@ -290,7 +291,8 @@ static const cli_option_t options[] = {
     {"n", "SIZE", "global element count (default 2^24); SIZE: 1000, 2^30, 16M, 4G (K M G T = 2^10..2^40)", set_n},
     {"per-rank", "SIZE", "element count per rank (weak scaling); N = SIZE x np", set_per_rank},
     {"dtype", "T", "f32 | f64 | i32 | i64 | f16 | bf16 (default f32)", set_dtype},
-    {"op", "OP", "sum | min | max | abssum | sumsq | powsum:P, P in 1..8 | stats (default sum)", set_op},
+    {"op", "OP", "sum | min | max | abssum | sumsq | powsum:P, P in 1..8 | stats | dot | nrm2 | argmin | argmax "
+           "(default sum; dot: y from --seed + 1, or a second --input)", set_op},
     {"gen", "G", "ones | iota | uniform | normal | randint | stress (default uniform)", set_gen},
     {"seed", "S", "generator seed (default 1)", set_seed},
     {"mode", "M", "fast | exact (default fast); see Numeric contract in README", set_mode},
@@ -309,7 +311,8 @@ static const cli_option_t options[] = {
     {"cuda-block", "B", "debug: force the reduce kernel's block size (128, 256, 512, 1024)", set_cuda_block},
     {"weak", "SIZE", "scale: weak study, SIZE elements per rank on 1, 2, 4, ..., np ranks", set_weak},
     {"strong", "SIZE", "scale: strong study, SIZE elements in total on 1, 2, 4, ..., np ranks", set_strong},
-    {"input", "PATH", "reduce the values of a .npy file, or a raw file with --dtype (see README Input files)",
+    {"input", "PATH", "reduce the values of a .npy file, or a raw file with --dtype (see README Input files); "
+              "--op dot: give it twice, x then y",
      set_input},
     {"offset", "BYTES", "raw --input: bytes to skip before the first element (default 0)", set_offset},
     {"chunk", "SIZE", "--input / gen: bytes per read or write per rank (default 64M, at most 1G)", set_chunk},
@@ -340,47 +343,6 @@ void cli_usage(FILE *f)
         fprintf(f, "  %-20s %s\n", lhs, options[i].help);
     }
     fprintf(f, "\nexample: mpirun -np 2 gpureduce --n 2^28 --dtype f64 --op sum --verify\n");
-}
-
-/* Entries of every option table start with these two fields. */
-typedef struct cli_optname {
-    const char *name;
-    const char *arg;
-} cli_optname_t;
-
-int cli_next_option(int argc, char **argv, int *i, const void *table, size_t stride, int n, const char *prefix,
-                    int *which, const char **val, char *err, size_t len)
-{
-    const char *a = argv[*i];
-    if (!strcmp(a, "-h"))
-        a = "--help";
-    if (strncmp(a, "--", 2) != 0)
-        ERR("%sunexpected argument '%s'", prefix, a);
-    const char *name = a + 2;
-    const char *eq = strchr(name, '=');
-    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-    const cli_optname_t *opt = NULL;
-    for (int k = 0; k < n; ++k) {
-        const cli_optname_t *e = (const cli_optname_t *)(const void *)((const char *)table + (size_t)k * stride);
-        if (strlen(e->name) == nlen && !strncmp(e->name, name, nlen)) {
-            opt = e;
-            *which = k;
-        }
-    }
-    if (!opt)
-        ERR("%sunknown option '%.*s'", prefix, (int)(nlen + 2), a);
-    *val = NULL;
-    if (opt->arg) {
-        if (eq)
-            *val = eq + 1;
-        else if (*i + 1 < argc)
-            *val = argv[++*i];
-        else
-            ERR("--%s needs a value (%s)", opt->name, opt->arg);
-    } else if (eq) {
-        ERR("--%s takes no value", opt->name);
-    }
-    return 0;
 }
 
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)

@@ -84,6 +84,8 @@ gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *out)
     ctx->comm = MPI_COMM_NULL;
     ctx->partial_type = MPI_DATATYPE_NULL;
     ctx->partial_op = MPI_OP_NULL;
+    ctx->vpartial_type = MPI_DATATYPE_NULL;
+    ctx->vpartial_op = MPI_OP_NULL;
     ctx->device = -1;
     gr_result_t r = GR_SUCCESS;
     if (MPI_Comm_dup(comm, &ctx->comm) != MPI_SUCCESS) {

@@ -190,6 +190,8 @@ struct gr_ctx {
     char pci_bus_id[32];
     MPI_Datatype partial_type;
     MPI_Op partial_op;
+    MPI_Datatype vpartial_type; /* gr_vpartial_t (gr_vec.h): dot, nrm2, argmin/argmax, batches */
+    MPI_Op vpartial_op;
     gr_placement_t placement;
 };
 
@@ -203,6 +205,18 @@ struct gr_buffer {
 
 gr_result_t gr_combine_setup(gr_ctx_t ctx);
 void gr_combine_teardown(gr_ctx_t ctx);
+/* The vector partial's MPI type and op (vecop.c), set up and freed with the above. */
+gr_result_t gr_vec_combine_setup(gr_ctx_t ctx);
+void gr_vec_combine_teardown(gr_ctx_t ctx);
+/* d runs through the vector path (dot, nrm2, argmin, argmax, exact f64 sum of squares). */
+int gr_desc_is_vec(const gr_desc_t *d);
+/* gr_reference_synthetic of a vector op (vecop.c): exact kernels on host copies of the
+ * generator's values (dot: y from seed + 1), finished in d's mode. Collective. */
+gr_result_t gr_vec_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
+                                       const gr_desc_t *d, gr_value_t *out);
+/* A batch of k items (vecop.c): local reduce of each, one collective, finish. */
+gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
+                             gr_timing_t *timing);
 /* Exact CPU reference of generator values [begin, begin+count): every term
  * summed exactly (threads <= 0: all cores). */
 gr_result_t gr_cpu_reference(int threads, gr_gen_t g, uint64_t seed, uint64_t begin, uint64_t count,

@@ -60,4 +60,38 @@ double gr_xacc_round_dtype(const gr_xacc_t *x, int dtype);
 /* Integer value when the state is an integer that fits int64: returns 1; else 0. */
 int gr_xacc_to_i64(const gr_xacc_t *x, int64_t *out);
 
+/*
+ * Wide exact accumulator for products and squares (dot, nrm2): the same
+ * representation with 144 limbs and 2^0 at bit 2240, so it holds every exact
+ * product of two f64 values (2^-2148 .. 2^2048) and sums of up to 2^64 of
+ * them, with the same 2^31-additions headroom per limb.
+ */
+#define GR_WACC_LIMBS 144
+#define GR_WACC_BIAS 2240
+typedef struct gr_wacc {
+    int64_t limb[GR_WACC_LIMBS];
+} gr_wacc_t;
+
+void gr_wacc_zero(gr_wacc_t *w);
+/* Add d * 2^shift exactly (d finite; no-op for +-0); the value must lie within the range above. */
+void gr_wacc_add_double_shift(gr_wacc_t *w, double d, int shift);
+/* Add the exact product a*b of two finite doubles (TwoProduct with FMA, scaled where it would
+ * underflow or overflow). */
+void gr_wacc_add_product(gr_wacc_t *w, double a, double b);
+/* Add the 128-bit two's complement integer hi:lo. */
+void gr_wacc_add_i128(gr_wacc_t *w, uint64_t lo, int64_t hi);
+void gr_wacc_add(gr_wacc_t *w, const gr_wacc_t *v);
+void gr_wacc_normalize(gr_wacc_t *w);
+int gr_wacc_sign(const gr_wacc_t *w);
+/* Round once, as gr_xacc_round. */
+double gr_wacc_round(const gr_wacc_t *w, int prec, int emin_lsb, int emax);
+/* As gr_xacc_round_dtype. */
+double gr_wacc_round_dtype(const gr_wacc_t *w, int dtype);
+/* The correctly rounded square root of the exact (non-negative) value, into the format of
+ * gr_xacc_round; a negative state gives NaN. */
+double gr_wacc_sqrt_round(const gr_wacc_t *w, int prec, int emin_lsb, int emax);
+/* As gr_wacc_sqrt_round, in the format exact mode reports for dtype (as gr_xacc_round_dtype). */
+double gr_wacc_sqrt_round_dtype(const gr_wacc_t *w, int dtype);
+int gr_wacc_to_i64(const gr_wacc_t *w, int64_t *out);
+
 #endif /* GR_XACC_H */

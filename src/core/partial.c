@@ -117,6 +117,7 @@ void gr_partial_finish(const gr_partial_t *p, const gr_desc_t *d, gr_value_t *ou
 {
     memset(out, 0, sizeof(*out));
     out->valid = 1;
+    out->index = -1;
     out->dtype = (int)d->dtype;
     out->count = (uint64_t)p->count;
     out->nan_count = (uint64_t)p->nan;
@@ -173,11 +174,12 @@ gr_result_t gr_combine_setup(gr_ctx_t ctx)
     GR_MPI_CHECK(MPI_Type_contiguous((int)sizeof(gr_partial_t), MPI_BYTE, &ctx->partial_type));
     GR_MPI_CHECK(MPI_Type_commit(&ctx->partial_type));
     GR_MPI_CHECK(MPI_Op_create(partial_mpi_op, 1, &ctx->partial_op));
-    return GR_SUCCESS;
+    return gr_vec_combine_setup(ctx);
 }
 
 void gr_combine_teardown(gr_ctx_t ctx)
 {
+    gr_vec_combine_teardown(ctx);
     if (ctx->partial_op != MPI_OP_NULL)
         MPI_Op_free(&ctx->partial_op);
     if (ctx->partial_type != MPI_DATATYPE_NULL)

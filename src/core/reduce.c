@@ -5,11 +5,23 @@
 #include <string.h>
 
 static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
-                       gr_value_t *out, gr_timing_t *timing)
+                       gr_value_t *out, gr_timing_t *timing, uint64_t index_base)
 {
     if (!ctx || !d || !out)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_*: ctx, desc and out must not be NULL");
     GR_CHECK(gr_desc_validate(d)); /* same descriptor on every rank: all fail alike */
+    if (d->op.kind == GR_OP_DOT)
+        GR_FAIL(GR_ERR_INVALID_ARG, "dot needs two arrays: use gr_dot_host, gr_dot_buffer or gr_reduce_batch_host");
+    if (gr_desc_is_vec(d)) {
+        /* nrm2, argmin, argmax, the exact f64 sum of squares: a batch of one */
+        gr_batch_item_t it;
+        gr_batch_item_init(&it);
+        it.desc = *d;
+        it.x = ptr;
+        it.count = count;
+        it.index_base = (int64_t)index_base;
+        return gr_vec_batch_run(ctx, &it, 1, on_device, out, timing);
+    }
     if (d->root < 0 || d->root >= ctx->size)
         GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
     gr_partial_t part;
@@ -47,13 +59,13 @@ static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t co
 gr_result_t gr_reduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, const gr_desc_t *d,
                              gr_value_t *out, gr_timing_t *timing)
 {
-    return run(ctx, dev_ptr, 1, count, d, out, timing);
+    return run(ctx, dev_ptr, 1, count, d, out, timing, 0);
 }
 
 gr_result_t gr_reduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, const gr_desc_t *d,
                            gr_value_t *out, gr_timing_t *timing)
 {
-    return run(ctx, host_ptr, 0, count, d, out, timing);
+    return run(ctx, host_ptr, 0, count, d, out, timing, 0);
 }
 
 gr_result_t gr_buffer_create_synthetic(gr_ctx_t ctx, gr_dtype_t dtype, gr_gen_t gen, uint64_t seed,
@@ -124,7 +136,7 @@ gr_result_t gr_reduce_buffer(gr_ctx_t ctx, gr_buffer_t b, const gr_desc_t *d, gr
     if (d->dtype != b->dtype)
         GR_FAIL(GR_ERR_INVALID_ARG, "descriptor dtype %s differs from the buffer's %s", gr_dtype_name(d->dtype),
                 gr_dtype_name(b->dtype));
-    return run(ctx, b->ptr, b->on_device, b->end - b->begin, d, out, timing);
+    return run(ctx, b->ptr, b->on_device, b->end - b->begin, d, out, timing, b->begin);
 }
 
 gr_result_t gr_reduce_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n, const gr_desc_t *d,
@@ -145,6 +157,8 @@ gr_result_t gr_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, ui
     if (!ctx || !d_in || !out)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_reference_synthetic: ctx, desc and out must not be NULL");
     GR_CHECK(gr_desc_validate(d_in));
+    if (gr_desc_is_vec(d_in))
+        return gr_vec_reference_synthetic(ctx, gen, seed, global_n, d_in, out);
     /* The reference is always the exactly rounded value of the exact sum of
      * the f64 terms, whatever mode the checked run used. */
     gr_desc_t d = *d_in;

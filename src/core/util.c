@@ -40,8 +40,9 @@ size_t gr_dtype_size(gr_dtype_t t)
 
 const char *gr_op_name(gr_op_kind_t k)
 {
-    static const char *n[] = {"sum", "min", "max", "abssum", "sumsq", "powsum"};
-    return (unsigned)k < GR_OP_COUNT ? n[k] : "?";
+    static const char *n[GR_OP_KIND_COUNT] = {"sum",  "min",  "max",    "abssum", "sumsq",
+                                              "powsum", "dot", "nrm2", "argmin", "argmax"};
+    return (unsigned)k < GR_OP_KIND_COUNT ? n[k] : "?";
 }
 
 const char *gr_mode_name(gr_mode_t m) { return m == GR_MODE_EXACT ? "exact" : "fast"; }
@@ -92,25 +93,26 @@ gr_result_t gr_desc_check(const gr_desc_t *d, char *msg, size_t len)
     } while (0)
     if ((unsigned)d->dtype >= GR_DTYPE_COUNT)
         GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown dtype %d; use f32, f64, i32, i64, f16 or bf16", (int)d->dtype);
-    if ((unsigned)d->op.kind >= GR_OP_COUNT)
+    if ((unsigned)d->op.kind >= GR_OP_KIND_COUNT)
         GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown op %d", (int)d->op.kind);
     if (d->op.kind == GR_OP_POWSUM && (d->op.power < 1 || d->op.power > 8))
         GR_DESC_BAD(GR_ERR_INVALID_ARG, "powsum power %d is outside 1..8", d->op.power);
     if (d->mode != GR_MODE_FAST && d->mode != GR_MODE_EXACT)
         GR_DESC_BAD(GR_ERR_INVALID_ARG, "unknown mode %d", (int)d->mode);
-    if (d->mode == GR_MODE_EXACT && is_float(d->dtype)) {
+    if (d->mode == GR_MODE_EXACT && is_float(d->dtype) && (unsigned)d->op.kind < GR_OP_COUNT) {
         /* Exact for terms that are exact in f64: x, |x|, and x^2 of f32, f16
          * and bf16 (24-, 11- and 8-bit significands; bf16 squares need f64's
-         * exponent range, which the f64 term has). */
-        int sq_ok = d->dtype != GR_F64;
+         * exponent range, which the f64 term has); x^2 of f64 is summed as
+         * exact TwoProduct pairs in the wide accumulator (vecop.c). */
+        int sq_ok = 1;
         int ok = d->op.kind == GR_OP_SUM || d->op.kind == GR_OP_ABSSUM || d->op.kind == GR_OP_MIN ||
                  d->op.kind == GR_OP_MAX || (d->op.kind == GR_OP_SUMSQ && sq_ok) ||
                  (d->op.kind == GR_OP_POWSUM && d->op.power == 1) ||
                  (d->op.kind == GR_OP_POWSUM && d->op.power == 2 && sq_ok);
         if (!ok)
             GR_DESC_BAD(GR_ERR_UNSUPPORTED,
-                        "--mode exact supports sum, abssum, min, max for f32/f64/f16/bf16 and sumsq (powsum 2) for "
-                        "f32/f16/bf16 only (x^%d of %s is not exact in f64); use --mode fast for this op",
+                        "--mode exact supports sum, abssum, min, max, sumsq (powsum 2), dot, nrm2, argmin and argmax "
+                        "(x^%d of %s is not exact); use --mode fast for this op",
                         d->op.kind == GR_OP_SUMSQ ? 2 : d->op.power, gr_dtype_name(d->dtype));
     }
     if (msg && len)

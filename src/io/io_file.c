@@ -34,6 +34,9 @@ struct gr_file {
     size_t esz; /* bytes per stored element */
 };
 
+static gr_result_t vec_file(gr_ctx_t ctx, gr_file_t fx, gr_file_t fy, const gr_desc_t *d, gr_value_t *out,
+                            gr_io_timing_t *timing);
+
 /* What rank 0 found out, broadcast as bytes. */
 typedef struct probe {
     int32_t code; /* gr_result_t */
@@ -418,11 +421,15 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
     if (!ctx || !f || !d || !out)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_file: ctx, file, desc and out must not be NULL");
     GR_CHECK(gr_desc_validate(d));
+    if (d->op.kind == GR_OP_DOT)
+        GR_FAIL(GR_ERR_INVALID_ARG, "dot needs two files: use gr_dot_file");
     if (d->dtype != f->info.dtype)
         GR_FAIL(GR_ERR_INVALID_ARG, "descriptor dtype %s differs from the file's %s", gr_dtype_name(d->dtype),
                 gr_dtype_name(f->info.dtype));
     if (d->root < 0 || d->root >= ctx->size)
         GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
+    if (gr_desc_is_vec(d))
+        return vec_file(ctx, f, NULL, d, out, timing);
     gr_io_timing_t t;
     memset(&t, 0, sizeof(t));
     uint64_t n = f->info.count, b, e;
@@ -690,4 +697,133 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
     if (r != GR_SUCCESS && ctx->rank == 0)
         unlink(path); /* no half-written dataset left behind */
     return r;
+}
+
+/* ---------------------------------------------------------------------------
+ * Vector ops over files (dot, nrm2, argmin/argmax, exact f64 sumsq): each
+ * rank reads its whole shard into host memory with collective reads of at
+ * most chunk_bytes, then reduces it as a batch of one.
+ * ------------------------------------------------------------------------- */
+
+/* Read this rank's shard of f into a new host buffer (*out, count *n). Collective: every rank
+ * issues the same number of reads even after a local failure. */
+static gr_result_t read_shard(gr_file_t f, void **out, uint64_t *n, gr_io_timing_t *t)
+{
+    gr_ctx_t ctx = f->ctx;
+    uint64_t cnt = f->info.count, b, e;
+    gr_shard_range(cnt, ctx->size, ctx->rank, &b, &e);
+    uint64_t max_shard = cnt / (uint64_t)ctx->size + (cnt % (uint64_t)ctx->size ? 1 : 0);
+    uint64_t chunk_elems = f->info.chunk_bytes / f->esz;
+    uint64_t nchunks = (max_shard + chunk_elems - 1) / chunk_elems;
+    gr_result_t r = GR_SUCCESS;
+    char *buf = NULL;
+    static char dummy[64];
+    if ((e - b) > (uint64_t)(SIZE_MAX / 2) / f->esz) {
+        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
+               "%s: shard of %llu elements does not fit this process's memory; use more ranks", f->path,
+               (unsigned long long)(e - b));
+        r = GR_ERR_NOMEM;
+    } else {
+        buf = (char *)malloc((size_t)((e - b) ? (e - b) : 1) * f->esz);
+        if (!buf) {
+            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
+                   "%s: cannot allocate %llu bytes for this rank's shard; use more ranks", f->path,
+                   (unsigned long long)((e - b) * f->esz));
+            r = GR_ERR_NOMEM;
+        }
+    }
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        uint64_t first = k * chunk_elems;
+        uint64_t m = r == GR_SUCCESS && first < e - b ? ((e - b) - first < chunk_elems ? (e - b) - first : chunk_elems)
+                                                      : 0;
+        void *dst = m ? buf + first * f->esz : dummy;
+        int want = (int)(m * f->esz);
+        MPI_Offset off = (MPI_Offset)(f->info.data_offset + (b + first) * f->esz);
+        MPI_Status st;
+        memset(&st, 0, sizeof(st));
+        double t0 = gr_now();
+        int rc = MPI_File_read_at_all(f->fh, off, dst, want, MPI_BYTE, &st);
+        t->read += gr_now() - t0;
+        t->chunks++;
+        if (r != GR_SUCCESS)
+            continue;
+        int got = 0;
+        if (rc == MPI_SUCCESS)
+            MPI_Get_count(&st, MPI_BYTE, &got);
+        if (rc != MPI_SUCCESS || got != want) {
+            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
+                   "%s: read of %d bytes at offset %lld failed (got %d); check the file system", f->path, want,
+                   (long long)off, got);
+            r = GR_ERR_IO;
+        }
+        t->bytes += (uint64_t)got;
+    }
+    if (r != GR_SUCCESS) {
+        free(buf);
+        buf = NULL;
+    }
+    *out = buf;
+    *n = e - b;
+    return r;
+}
+
+/* k = 1 (x) or 2 (x, y for dot) files reduced as one batch item. */
+static gr_result_t vec_file(gr_ctx_t ctx, gr_file_t fx, gr_file_t fy, const gr_desc_t *d, gr_value_t *out,
+                            gr_io_timing_t *timing)
+{
+    gr_io_timing_t t;
+    memset(&t, 0, sizeof(t));
+    double t0 = gr_now();
+    void *x = NULL, *y = NULL;
+    uint64_t n = 0, ny = 0;
+    gr_result_t r = read_shard(fx, &x, &n, &t);
+    if (fy) {
+        gr_result_t ry = read_shard(fy, &y, &ny, &t);
+        if (r == GR_SUCCESS)
+            r = ry;
+    }
+    gr_batch_item_t it;
+    gr_batch_item_init(&it);
+    it.desc = *d;
+    it.x = x;
+    it.y = y;
+    it.count = r == GR_SUCCESS ? n : 0;
+    uint64_t b, e;
+    gr_shard_range(fx->info.count, ctx->size, ctx->rank, &b, &e);
+    it.index_base = (int64_t)b;
+    if (r != GR_SUCCESS) {
+        /* the batch still runs its collective, so nobody waits; this rank reports r */
+        it.count = 0;
+    }
+    gr_timing_t bt;
+    memset(&bt, 0, sizeof(bt));
+    gr_result_t rb = gr_vec_batch_run(ctx, &it, 1, 0, out, &bt);
+    free(x);
+    free(y);
+    double t2 = gr_now();
+    t.combine = bt.combine;
+    t.local = (t2 - t0) - bt.combine;
+    t.reduce = bt.local;
+    t.total = t2 - t0;
+    if (timing)
+        *timing = t;
+    return gr_agree(ctx->comm, r != GR_SUCCESS ? r : rb);
+}
+
+gr_result_t gr_dot_file(gr_ctx_t ctx, gr_file_t x, gr_file_t y, const gr_desc_t *d_in, gr_value_t *out,
+                        gr_io_timing_t *timing)
+{
+    if (!ctx || !x || !y || !d_in || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_dot_file: ctx, files, desc and out must not be NULL");
+    gr_desc_t d = *d_in;
+    d.op.kind = GR_OP_DOT;
+    GR_CHECK(gr_desc_validate(&d));
+    if (x->info.dtype != y->info.dtype || x->info.count != y->info.count || d.dtype != x->info.dtype)
+        GR_FAIL(GR_ERR_INVALID_ARG, "dot of %s (%s, %llu elements) and %s (%s, %llu elements) as %s: both files "
+                                    "must hold the descriptor's dtype and the same count",
+                x->path, gr_dtype_name(x->info.dtype), (unsigned long long)x->info.count, y->path,
+                gr_dtype_name(y->info.dtype), (unsigned long long)y->info.count, gr_dtype_name(d.dtype));
+    if (d.root < 0 || d.root >= ctx->size)
+        GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d.root, ctx->size);
+    return vec_file(ctx, x, y, &d, out, timing);
 }

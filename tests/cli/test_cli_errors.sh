@@ -57,8 +57,8 @@ check_usage_errors() {
     # dtype/op/generator combinations that make no sense
     run $np --dtype i32 --gen normal
     expect_rc 2 "integer normal"; expect_err "makes real numbers" "integer normal text"
-    run $np --dtype f64 --op sumsq --mode exact
-    expect_rc 2 "exact f64 sumsq"; expect_err "mode exact supports" "exact f64 sumsq text"
+    run $np --dtype f64 --op powsum:3 --mode exact
+    expect_rc 2 "exact f64 powsum:3"; expect_err "mode exact supports" "exact f64 powsum:3 text"
     run $np --dtype f32 --op powsum:3 --mode exact
     expect_rc 2 "exact f32 powsum:3"
     run $np --root 5
@@ -85,8 +85,8 @@ for np in 2; do
     expect_rc 2 "bad size suffix (np $np)"
     run $np --op powsum:0
     expect_rc 2 "powsum:0 (np $np)"
-    run $np --dtype f64 --op sumsq --mode exact
-    expect_rc 2 "exact f64 sumsq (np $np)"
+    run $np --dtype f64 --op powsum:4 --mode exact
+    expect_rc 2 "exact f64 powsum:4 (np $np)"
     run $np --root 5
     expect_rc 2 "root out of range (np $np)"; expect_err "only $np rank" "root text (np $np)"
 done

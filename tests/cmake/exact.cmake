@@ -33,3 +33,11 @@ set_tests_properties(exact_xacc_i64 PROPERTIES LABELS exact TIMEOUT 60)
 gr_test_exe(exact_cpu_mpfr SOURCES ${GR_TEST_DIR}/unit/test_exact_cpu.c LIBS ${GR_MPFR_LIBS})
 gr_add_mpi_test(exact_cpu_mpfr NP 1 COMMAND $<TARGET_FILE:exact_cpu_mpfr> LABELS exact TIMEOUT 120
   ENV "ASAN_OPTIONS=detect_leaks=0")
+
+# dot, nrm2, argmin/argmax and batches (issue 20): MPFR and closed forms through
+# the API, every np meets the same references (np 1..5)
+gr_test_exe(exact_vec_mpfr SOURCES ${GR_TEST_DIR}/unit/test_vec_mpfr.c LIBS ${GR_MPFR_LIBS})
+foreach(np 1 2 3 4 5)
+  gr_add_mpi_test(exact_vec_mpfr_np${np} NP ${np} COMMAND $<TARGET_FILE:exact_vec_mpfr> LABELS "exact;mpi"
+    TIMEOUT 120 ENV "ASAN_OPTIONS=detect_leaks=0")
+endforeach()

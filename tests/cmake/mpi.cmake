@@ -9,10 +9,10 @@ endforeach()
 
 # (a) np-invariant results identical over np = 1..5, 8 and thread counts
 gr_add_script_test(mpi_np_identity ${GR_TEST_DIR}/mpi/test_np_identity.sh
-  ARGS $<TARGET_FILE:mpi_bits> LABELS mpi TIMEOUT 240 ENV ${GR_MPI_TEST_ENV})
+  ARGS $<TARGET_FILE:mpi_bits> LABELS mpi TIMEOUT 600 ENV ${GR_MPI_TEST_ENV})
 # (c) every Open MPI reduce algorithm gives the same bits at np 4 and 5
 gr_add_script_test(mpi_reduce_algorithms ${GR_TEST_DIR}/mpi/test_reduce_algorithms.sh
-  ARGS $<TARGET_FILE:mpi_bits> LABELS mpi TIMEOUT 240 ENV ${GR_MPI_TEST_ENV})
+  ARGS $<TARGET_FILE:mpi_bits> LABELS mpi TIMEOUT 600 ENV ${GR_MPI_TEST_ENV})
 
 foreach(np 1 2 3 4 5)
   # (d) all_ranks: the same bits everywhere

@@ -104,8 +104,10 @@ expect_rc 2 "--input with --gen"
 run 2 --out x.npy --n 10
 expect_rc 2 "--out without gen"; expect_err "belong to the gen command" "--out without gen text"
 $NPYW write f64.npy --descr '<f8' >/dev/null
+run 2 --input f64.npy --op powsum:3 --mode exact $C
+expect_rc 2 "exact powsum:3 of an f64 file"; expect_err "input 'f64.npy' holds f64: --mode exact supports" "exact powsum:3 text"
 run 2 --input f64.npy --op sumsq --mode exact $C
-expect_rc 2 "exact sumsq of an f64 file"; expect_err "input 'f64.npy' holds f64: --mode exact supports" "exact sumsq text"
+expect_rc 0 "exact sumsq of an f64 file (exact since issue 20)"
 
 # gen refusals
 run 2 gen --n 10

@@ -184,8 +184,15 @@ static void test_bad_calls(gr_ctx_t ctx)
     ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_INVALID_ARG);
     d.root = -1;
     ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_INVALID_ARG);
-    d = test_desc(GR_F64, GR_OP_SUMSQ, 1, GR_MODE_EXACT);
+    d = test_desc(GR_F64, GR_OP_SUMSQ, 1, GR_MODE_EXACT); /* exact since issue 20 */
+    ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_SUCCESS);
+    ASSERT_BITS_EQ(v.f, 5.0);
+    d = test_desc(GR_F64, GR_OP_POWSUM, 3, GR_MODE_EXACT);
     ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_UNSUPPORTED);
+    d = test_desc(GR_F64, GR_OP_DOT, 1, GR_MODE_FAST); /* two arrays: gr_dot_host */
+    ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_INVALID_ARG);
+    d = test_desc(GR_F64, GR_OP_NRM2, 1, GR_MODE_FAST); /* device memory: a cpu context cannot */
+    ASSERT_EQ_I(gr_reduce_device(ctx, x, 2, &d, &v, NULL), GR_ERR_INVALID_ARG);
     d = test_desc(GR_F64, GR_OP_POWSUM, 0, GR_MODE_FAST);
     ASSERT_EQ_I(gr_reduce_host(ctx, x, 2, &d, &v, NULL), GR_ERR_INVALID_ARG);
     /* real-valued generators have no integer form */

@@ -46,14 +46,23 @@ int main(void)
     ASSERT_EQ_I(v(GR_F64, GR_OP_MIN, 1, GR_MODE_EXACT), GR_SUCCESS);
     ASSERT_EQ_I(v(GR_F64, GR_OP_MAX, 1, GR_MODE_EXACT), GR_SUCCESS);
     ASSERT_EQ_I(v(GR_F32, GR_OP_SUMSQ, 1, GR_MODE_EXACT), GR_SUCCESS);
-    ASSERT_EQ_I(v(GR_F64, GR_OP_SUMSQ, 1, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
+    ASSERT_EQ_I(v(GR_F64, GR_OP_SUMSQ, 1, GR_MODE_EXACT), GR_SUCCESS); /* TwoProduct, wide accumulator */
     ASSERT_EQ_I(v(GR_F64, GR_OP_POWSUM, 1, GR_MODE_EXACT), GR_SUCCESS);
     ASSERT_EQ_I(v(GR_F32, GR_OP_POWSUM, 2, GR_MODE_EXACT), GR_SUCCESS);
-    ASSERT_EQ_I(v(GR_F64, GR_OP_POWSUM, 2, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
+    ASSERT_EQ_I(v(GR_F64, GR_OP_POWSUM, 2, GR_MODE_EXACT), GR_SUCCESS);
     for (int p = 3; p <= 8; ++p) {
         ASSERT_EQ_I(v(GR_F32, GR_OP_POWSUM, p, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
         ASSERT_EQ_I(v(GR_F64, GR_OP_POWSUM, p, GR_MODE_EXACT), GR_ERR_UNSUPPORTED);
     }
+    /* vector ops: every dtype, both modes; unknown kinds refused */
+    for (int t = 0; t < GR_DTYPE_COUNT; ++t)
+        for (int k = GR_OP_DOT; k <= GR_OP_ARGMAX; ++k) {
+            ASSERT_EQ_I(v((gr_dtype_t)t, (gr_op_kind_t)k, 1, GR_MODE_EXACT), GR_SUCCESS);
+            ASSERT_EQ_I(v((gr_dtype_t)t, (gr_op_kind_t)k, 1, GR_MODE_FAST), GR_SUCCESS);
+        }
+    ASSERT_EQ_I(v(GR_F32, (gr_op_kind_t)GR_OP_KIND_COUNT, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
+    ASSERT_STREQ(gr_op_name(GR_OP_NRM2), "nrm2");
+    ASSERT_STREQ(gr_op_name(GR_OP_ARGMAX), "argmax");
     /* exact mode, f16 and bf16: x, |x| and x^2 are exact in f64, x^3.. not offered */
     for (int t = GR_F16; t <= GR_BF16; ++t) {
         ASSERT_EQ_I(v((gr_dtype_t)t, GR_OP_SUM, 1, GR_MODE_EXACT), GR_SUCCESS);
@@ -77,7 +86,7 @@ int main(void)
     /* out-of-range enums */
     ASSERT_EQ_I(v((gr_dtype_t)GR_DTYPE_COUNT, GR_OP_SUM, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
     ASSERT_EQ_I(v((gr_dtype_t)-1, GR_OP_SUM, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
-    ASSERT_EQ_I(v(GR_F32, (gr_op_kind_t)6, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
+    ASSERT_EQ_I(v(GR_F32, (gr_op_kind_t)GR_OP_KIND_COUNT, 1, GR_MODE_FAST), GR_ERR_INVALID_ARG);
     ASSERT_EQ_I(v(GR_F32, GR_OP_SUM, 1, (gr_mode_t)2), GR_ERR_INVALID_ARG);
 
     /* names round the enums */

@@ -1,25 +1,34 @@
 /*
  * backend_cpu.c - multithreaded reference backend with the same numeric
  * contract as cuda. The shard is cut into fixed chunks of GR_CPU_CHUNK
- * elements; each chunk is reduced in a fixed order with GR_CPU_LANES
- * independent accumulators, and chunk results are folded into the exact
- * partial, so the result does not depend on the number of threads.
+ * elements; each chunk is reduced by the loops of cpu_kernels.c and its
+ * result folded into a thread's exact partial, so the result does not depend
+ * on the number of threads or on which thread took which chunk (threads
+ * claim chunks from a shared counter). The threads are a persistent pool
+ * (cpu_pool.h says why not OpenMP); a call of one chunk or less runs on the
+ * calling thread straight into the output partial.
  */
 #define _GNU_SOURCE
+#include "cpu_kernels.h"
+#include "cpu_pool.h"
 #include "gr_internal.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define GR_CPU_CHUNK (1u << 16)
-#define GR_CPU_LANES 8
+/* Each thread's partial on its own cache lines. */
+#define GR_CPU_PART_STRIDE ((sizeof(gr_partial_t) + 63) & ~(size_t)63)
 
 typedef struct cpu_state {
     int threads;
+    gr_cpu_pool_t *pool;
+    unsigned char *parts;  /* threads x GR_CPU_PART_STRIDE */
+    pthread_mutex_t parts_mu; /* parts belong to one multithreaded call at a time */
 } cpu_state_t;
 
 static int threads_available(void)
@@ -43,6 +52,18 @@ static gr_result_t cpu_init(gr_ctx_t ctx, void **state)
     s->threads = ctx->cfg.cpu_threads > 0 ? ctx->cfg.cpu_threads : threads_available();
     if (s->threads > 256)
         s->threads = 256;
+    /* workers inherit this thread's affinity: the cores binding gave the rank */
+    s->pool = gr_cpu_pool_create(s->threads);
+    s->parts = (unsigned char *)aligned_alloc(64, GR_CPU_PART_STRIDE * (size_t)s->threads);
+    if (!s->pool || !s->parts) {
+        int want = s->threads;
+        gr_cpu_pool_destroy(s->pool);
+        free(s->parts);
+        free(s);
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate the cpu backend's thread pool for %d threads", want);
+    }
+    s->threads = gr_cpu_pool_size(s->pool);
+    pthread_mutex_init(&s->parts_mu, NULL);
     GR_INFO(GR_SUB_CPU, "cpu backend: %d thread(s)", s->threads);
     *state = s;
     return GR_SUCCESS;
@@ -51,7 +72,13 @@ static gr_result_t cpu_init(gr_ctx_t ctx, void **state)
 static void cpu_fini(gr_ctx_t ctx, void *state)
 {
     (void)ctx;
-    free(state);
+    cpu_state_t *s = (cpu_state_t *)state;
+    if (!s)
+        return;
+    gr_cpu_pool_destroy(s->pool);
+    pthread_mutex_destroy(&s->parts_mu);
+    free(s->parts);
+    free(s);
 }
 
 static gr_result_t cpu_alloc(gr_ctx_t ctx, void *state, uint64_t count, gr_dtype_t t, void **ptr)
@@ -80,15 +107,15 @@ static void cpu_free(gr_ctx_t ctx, void *state, void *ptr)
     free(ptr);
 }
 
-/* ---- a simple fork/join over chunks ------------------------------------ */
+/* ---- jobs: chunks split over the pool's threads ----------------------- */
 
 typedef struct job job_t;
-typedef void (*chunk_fn)(job_t *job, int tid, uint64_t first, uint64_t n);
+typedef void (*chunk_fn)(const job_t *job, gr_partial_t *p, uint64_t first, uint64_t n);
 
 struct job {
     chunk_fn fn;
     uint64_t count, nchunks;
-    int threads;
+    atomic_uint_fast64_t next_chunk; /* the next chunk nobody has claimed */
     const gr_desc_t *d;
     const void *in;
     void *out;
@@ -96,56 +123,77 @@ struct job {
     gr_gen_t gen;
     gr_gen_keys_t keys;
     uint64_t begin;
-    gr_partial_t *parts; /* one per thread */
+    unsigned char *parts; /* thread t's partial at t * GR_CPU_PART_STRIDE; NULL: no partials */
 };
 
-typedef struct worker_arg {
-    job_t *job;
-    int tid;
-} worker_arg_t;
-
-static void *worker(void *arg)
+static gr_partial_t *job_part(const job_t *job, int tid)
 {
-    worker_arg_t *w = (worker_arg_t *)arg;
-    job_t *job = w->job;
-    /* static cyclic assignment; results are order-free, so any is fine */
-    for (uint64_t c = (uint64_t)w->tid; c < job->nchunks; c += (uint64_t)job->threads) {
-        uint64_t first = c * GR_CPU_CHUNK;
-        uint64_t n = job->count - first < GR_CPU_CHUNK ? job->count - first : GR_CPU_CHUNK;
-        job->fn(job, w->tid, first, n);
-    }
-    return NULL;
+    return job->parts ? (gr_partial_t *)(void *)(job->parts + (size_t)tid * GR_CPU_PART_STRIDE) : NULL;
 }
 
-static gr_result_t run_job(job_t *job, int threads)
+/*
+ * Thread tid: claims chunks one at a time until none is left. Which thread
+ * reduces which chunk does not change the result (each chunk's value enters
+ * the exact partial, and partials merge exactly), so the threads may share
+ * the work dynamically: a thread the OS delays (a loaded node, a noisy
+ * neighbour) holds up no one, where a fixed split would wait for it.
+ */
+static void job_thread(void *arg, int tid, int nt)
+{
+    (void)nt;
+    job_t *job = (job_t *)arg;
+    gr_partial_t *p = job_part(job, tid);
+    for (;;) {
+        uint64_t c = atomic_fetch_add_explicit(&job->next_chunk, 1, memory_order_relaxed);
+        if (c >= job->nchunks)
+            break;
+        uint64_t first = c * GR_CPU_CHUNK;
+        uint64_t n = job->count - first < GR_CPU_CHUNK ? job->count - first : GR_CPU_CHUNK;
+        job->fn(job, p, first, n);
+    }
+}
+
+/* Threads a job of count elements uses: no more than it has chunks. */
+static int job_threads(job_t *job, int threads)
 {
     job->nchunks = (job->count + GR_CPU_CHUNK - 1) / GR_CPU_CHUNK;
+    atomic_init(&job->next_chunk, 0);
     if ((uint64_t)threads > job->nchunks)
         threads = job->nchunks > 0 ? (int)job->nchunks : 1;
-    job->threads = threads;
-    pthread_t tids[256];
-    worker_arg_t args[256];
-    int started[256];
-    for (int t = 0; t < threads; ++t) {
-        args[t].job = job;
-        args[t].tid = t;
-        started[t] = t > 0 && pthread_create(&tids[t], NULL, worker, &args[t]) == 0;
+    return threads;
+}
+
+/* Run a job that fills partials and merge them into out (initialised here).
+ * One thread: straight into out, no pool, no lock. */
+static void run_reduce_job(gr_cpu_pool_t *pool, unsigned char *parts, pthread_mutex_t *mu, job_t *job,
+                           int threads, gr_partial_t *out)
+{
+    int nt = job_threads(job, threads);
+    gr_partial_init(out);
+    if (nt <= 1 || gr_cpu_pool_size(pool) <= 1) {
+        job->parts = (unsigned char *)out;
+        job_thread(job, 0, 1);
+        return;
     }
-    /* this thread does share 0 and the share of any thread that did not start */
-    for (int t = 0; t < threads; ++t)
-        if (!started[t])
-            worker(&args[t]);
-    for (int t = 1; t < threads; ++t)
-        if (started[t])
-            pthread_join(tids[t], NULL);
-    return GR_SUCCESS;
+    if (nt > gr_cpu_pool_size(pool))
+        nt = gr_cpu_pool_size(pool);
+    if (mu)
+        pthread_mutex_lock(mu);
+    job->parts = parts;
+    for (int t = 0; t < nt; ++t)
+        gr_partial_init(job_part(job, t));
+    gr_cpu_pool_run(pool, nt, job_thread, job);
+    for (int t = 0; t < nt; ++t)
+        gr_partial_merge(out, job_part(job, t));
+    if (mu)
+        pthread_mutex_unlock(mu);
 }
 
 /* ---- generation -------------------------------------------------------- */
 
-static void gen_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
+static void gen_chunk(const job_t *job, gr_partial_t *p, uint64_t first, uint64_t n)
 {
-    (void)tid;
+    (void)p;
     uint64_t g0 = job->begin + first;
     switch (job->dtype) {
     case GR_F32: {
@@ -196,90 +244,31 @@ static gr_result_t cpu_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t
     job.gen = g;
     job.keys = gr_gen_make_keys(seed);
     job.begin = begin;
-    return run_job(&job, s->threads);
+    gr_cpu_pool_run(s->pool, job_threads(&job, s->threads), job_thread, &job);
+    return GR_SUCCESS;
 }
 
 /* ---- reduction --------------------------------------------------------- */
 
-static double load_f(const void *in, gr_dtype_t t, uint64_t i)
-{
-    switch (t) {
-    case GR_F32:
-        return (double)((const float *)in)[i];
-    case GR_F16:
-        return (double)gr_f16_bits_to_f32(((const uint16_t *)in)[i]);
-    case GR_BF16:
-        return (double)gr_bf16_bits_to_f32(((const uint16_t *)in)[i]);
-    default:
-        return ((const double *)in)[i];
-    }
-}
-
-static int64_t load_i(const void *in, gr_dtype_t t, uint64_t i)
-{
-    return t == GR_I32 ? (int64_t)((const int32_t *)in)[i] : ((const int64_t *)in)[i];
-}
-
-static void reduce_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
+static void reduce_chunk(const job_t *job, gr_partial_t *p, uint64_t first, uint64_t n)
 {
     const gr_desc_t *d = job->d;
-    gr_partial_t *p = &job->parts[tid];
-    gr_dtype_t t = d->dtype;
-    int op = (int)d->op.kind, pw = d->op.power;
+    const int dt = (int)d->dtype, op = (int)d->op.kind, pw = d->op.power;
+    const void *in = (const char *)job->in + first * gr_dtype_size(d->dtype);
     gr_local_t loc;
     memset(&loc, 0, sizeof(loc));
     loc.count = n;
-    if (gr_c_is_float((int)t)) {
-        if (op == GR_C_MIN || op == GR_C_MAX) {
-            double m = op == GR_C_MIN ? INFINITY : -INFINITY;
-            int nan = 0;
-            for (uint64_t i = 0; i < n; ++i) {
-                double x = load_f(job->in, t, first + i);
-                if (isnan(x))
-                    nan = 1;
-                else
-                    m = op == GR_C_MIN ? gr_fmin_total(m, x) : gr_fmax_total(m, x);
-            }
-            loc.f = nan ? NAN : m;
-            gr_partial_add_local(p, d, &loc);
-        } else if (d->mode == GR_MODE_EXACT) {
-            for (uint64_t i = 0; i < n; ++i)
-                gr_partial_add_term(p, gr_term_f(op, pw, load_f(job->in, t, first + i)));
-            p->count += (int64_t)n;
-        } else {
-            /* -0.0 is the additive identity: an all -0.0 chunk stays -0.0 */
-            double acc[GR_CPU_LANES];
-            for (int l = 0; l < GR_CPU_LANES; ++l)
-                acc[l] = -0.0;
-            uint64_t i = 0;
-            for (; i + GR_CPU_LANES <= n; i += GR_CPU_LANES)
-                for (int l = 0; l < GR_CPU_LANES; ++l)
-                    acc[l] += gr_term_f(op, pw, load_f(job->in, t, first + i + (uint64_t)l));
-            for (int l = 0; i < n; ++i, ++l)
-                acc[l] += gr_term_f(op, pw, load_f(job->in, t, first + i));
-            for (int w = GR_CPU_LANES / 2; w > 0; w /= 2)
-                for (int l = 0; l < w; ++l)
-                    acc[l] += acc[l + w];
-            loc.f = acc[0];
-            gr_partial_add_local(p, d, &loc);
-        }
+    if (!gr_c_is_float(dt)) {
+        gr_cpu_int(in, dt, op, pw, n, &loc);
+    } else if (op == GR_C_MIN || op == GR_C_MAX) {
+        loc.f = gr_cpu_minmax_f(in, dt, op, n);
+    } else if (d->mode == GR_MODE_EXACT) {
+        (void)gr_cpu_exact_f(p, in, dt, op, pw, n);
+        p->count += (int64_t)n;
         return;
+    } else {
+        loc.f = gr_cpu_fast_sum_f(in, dt, op, pw, n);
     }
-    if (op == GR_C_MIN || op == GR_C_MAX) {
-        int64_t m = op == GR_C_MIN ? INT64_MAX : INT64_MIN;
-        for (uint64_t i = 0; i < n; ++i) {
-            int64_t x = load_i(job->in, t, first + i);
-            if (op == GR_C_MIN ? x < m : x > m)
-                m = x;
-        }
-        loc.lo = (uint64_t)m;
-        gr_partial_add_local(p, d, &loc);
-        return;
-    }
-    int32_t ovf = 0;
-    for (uint64_t i = 0; i < n; ++i)
-        gr_acc128_add(&loc.lo, &loc.hi, gr_term_i(op, pw, load_i(job->in, t, first + i), &ovf));
-    loc.overflow = ovf;
     gr_partial_add_local(p, d, &loc);
 }
 
@@ -296,17 +285,8 @@ static gr_result_t cpu_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on
     job.count = count;
     job.in = ptr;
     job.d = d;
-    job.parts = (gr_partial_t *)malloc(sizeof(gr_partial_t) * (size_t)s->threads);
-    if (!job.parts)
-        GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d thread partials", s->threads);
-    for (int t = 0; t < s->threads; ++t)
-        gr_partial_init(&job.parts[t]);
-    gr_result_t r = run_job(&job, s->threads);
-    gr_partial_init(out);
-    for (int t = 0; t < s->threads; ++t)
-        gr_partial_merge(out, &job.parts[t]);
-    free(job.parts);
-    return r;
+    run_reduce_job(s->pool, s->parts, &s->parts_mu, &job, s->threads, out);
+    return GR_SUCCESS;
 }
 
 const gr_backend_ops_t gr_backend_cpu_ops = {
@@ -315,10 +295,9 @@ const gr_backend_ops_t gr_backend_cpu_ops = {
 
 /* ---- reference: regenerate on the fly and sum exactly ------------------ */
 
-static void reference_chunk(job_t *job, int tid, uint64_t first, uint64_t n)
+static void reference_chunk(const job_t *job, gr_partial_t *p, uint64_t first, uint64_t n)
 {
     const gr_desc_t *d = job->d;
-    gr_partial_t *p = &job->parts[tid];
     int op = (int)d->op.kind, pw = d->op.power;
     uint64_t g0 = job->begin + first;
     gr_local_t loc;
@@ -370,15 +349,16 @@ gr_result_t gr_cpu_reference(int threads, gr_gen_t g, uint64_t seed, uint64_t be
     job.gen = g;
     job.keys = gr_gen_make_keys(seed);
     job.begin = begin;
-    job.parts = (gr_partial_t *)malloc(sizeof(gr_partial_t) * (size_t)threads);
-    if (!job.parts)
-        GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d thread partials", threads);
-    for (int t = 0; t < threads; ++t)
-        gr_partial_init(&job.parts[t]);
-    gr_result_t r = run_job(&job, threads);
-    gr_partial_init(out);
-    for (int t = 0; t < threads; ++t)
-        gr_partial_merge(out, &job.parts[t]);
-    free(job.parts);
-    return r;
+    /* a pool of its own: the reference is a test and check path, not timed */
+    gr_cpu_pool_t *pool = gr_cpu_pool_create(job_threads(&job, threads));
+    unsigned char *parts = (unsigned char *)aligned_alloc(64, GR_CPU_PART_STRIDE * (size_t)threads);
+    if (!pool || !parts) {
+        gr_cpu_pool_destroy(pool);
+        free(parts);
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate the reference's %d thread partials", threads);
+    }
+    run_reduce_job(pool, parts, NULL, &job, threads, out);
+    gr_cpu_pool_destroy(pool);
+    free(parts);
+    return GR_SUCCESS;
 }

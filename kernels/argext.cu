@@ -1,0 +1,129 @@
+/*
+ * argext.cu - argmin and argmax with the global index, on the GPU. Launch:
+ * grid blocks of GR_VEC_BLOCK threads, grid-stride loop; each thread keeps
+ * the state of gr_argext_t (src/core/gr_vec.h), the block merges its threads'
+ * states in shared memory and thread 0 writes one record per block. The merge
+ * keeps the lowest global index among equal values and the lowest NaN index,
+ * so any grid and any order gives the same value and index as the cpu
+ * backend. -0.0 == +0.0 (IEEE): zeros tie, the lower index wins.
+ */
+#include "gr_common.h"
+#include "gr_vec_kernels.h"
+
+#include <stdint.h>
+
+namespace {
+
+__device__ __forceinline__ void merge(gr_vec_arg_rec_t &a, const gr_vec_arg_rec_t &b)
+{
+    if (b.nan_i < a.nan_i)
+        a.nan_i = b.nan_i;
+    if (b.fmin < a.fmin || (b.fmin == a.fmin && b.fmin_i < a.fmin_i)) {
+        a.fmin = b.fmin;
+        a.fmin_i = b.fmin_i;
+    }
+    if (b.fmax > a.fmax || (b.fmax == a.fmax && b.fmax_i < a.fmax_i)) {
+        a.fmax = b.fmax;
+        a.fmax_i = b.fmax_i;
+    }
+    if (b.imin < a.imin || (b.imin == a.imin && b.imin_i < a.imin_i)) {
+        a.imin = b.imin;
+        a.imin_i = b.imin_i;
+    }
+    if (b.imax > a.imax || (b.imax == a.imax && b.imax_i < a.imax_i)) {
+        a.imax = b.imax;
+        a.imax_i = b.imax_i;
+    }
+}
+
+template <int DT>
+__global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec)
+{
+    __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
+    gr_vec_arg_rec_t a;
+    a.fmin = __longlong_as_double(0x7FF0000000000000ll);  /* +Inf */
+    a.fmax = __longlong_as_double((long long)0xFFF0000000000000ull); /* -Inf */
+    a.imin = INT64_MAX;
+    a.imax = INT64_MIN;
+    a.fmin_i = a.fmax_i = a.imin_i = a.imax_i = a.nan_i = INT64_MAX;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        int64_t gi = base + (int64_t)i;
+        if (DT == GR_C_I32 || DT == GR_C_I64) {
+            int64_t v = DT == GR_C_I32 ? (int64_t)((const int32_t *)x)[i] : ((const int64_t *)x)[i];
+            /* a thread's indices grow: strict comparisons keep its first */
+            if (v < a.imin) {
+                a.imin = v;
+                a.imin_i = gi;
+            }
+            if (v > a.imax) {
+                a.imax = v;
+                a.imax_i = gi;
+            }
+            continue;
+        }
+        double v;
+        if (DT == GR_C_F32)
+            v = (double)((const float *)x)[i];
+        else if (DT == GR_C_F16)
+            v = (double)gr_f16_bits_to_f32(((const uint16_t *)x)[i]);
+        else if (DT == GR_C_BF16)
+            v = (double)gr_bf16_bits_to_f32(((const uint16_t *)x)[i]);
+        else
+            v = ((const double *)x)[i];
+        if (v != v) {
+            if (gi < a.nan_i)
+                a.nan_i = gi;
+            continue;
+        }
+        if (v < a.fmin || (v == a.fmin && gi < a.fmin_i)) {
+            a.fmin = v;
+            a.fmin_i = gi;
+        }
+        if (v > a.fmax || (v == a.fmax && gi < a.fmax_i)) {
+            a.fmax = v;
+            a.fmax_i = gi;
+        }
+    }
+    sh[threadIdx.x] = a;
+    __syncthreads();
+    for (int w = GR_VEC_BLOCK / 2; w > 0; w >>= 1) {
+        if (threadIdx.x < w)
+            merge(sh[threadIdx.x], sh[threadIdx.x + w]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        rec[blockIdx.x] = sh[0];
+}
+
+} // namespace
+
+extern "C" cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t base, int grid,
+                                             gr_vec_arg_rec_t *rec, cudaStream_t stream)
+{
+    if (grid < 1)
+        return cudaErrorInvalidValue;
+    switch (dtype) {
+    case GR_C_F32:
+        argext<GR_C_F32><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
+        break;
+    case GR_C_F64:
+        argext<GR_C_F64><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
+        break;
+    case GR_C_F16:
+        argext<GR_C_F16><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
+        break;
+    case GR_C_BF16:
+        argext<GR_C_BF16><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
+        break;
+    case GR_C_I32:
+        argext<GR_C_I32><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
+        break;
+    case GR_C_I64:
+        argext<GR_C_I64><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
+        break;
+    default:
+        return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}

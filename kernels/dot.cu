@@ -1,0 +1,268 @@
+/*
+ * dot.cu - dot(x, y) and the sum of squares (nrm2, exact f64 sumsq) on the
+ * GPU, fast and exact. Launch: grid blocks of GR_VEC_BLOCK threads, a
+ * grid-stride loop; one record per block (gr_vec_kernels.h), written by
+ * thread 0 (fast) or by all threads (exact limbs). The host folds records.
+ *
+ * fast:  f32 / f16 / bf16 products (and squares) are exact in f64 and summed
+ *        in f64; f64 products are fused into the f64 sum (fma); f64 squares
+ *        use Blue's three sums (the constants of src/backend/cpu/cpu_dot.c).
+ *        Each thread's sums meet in a fixed shared-memory tree, so a fixed
+ *        grid gives fixed bits.
+ * exact: every product exact (f64: TwoProduct by fma, both factors scaled
+ *        into [0.5, 1) where the product or its error would underflow or
+ *        overflow), added digit by digit to the block's wide accumulator in
+ *        shared memory with 64-bit integer atomics (the limbs of gr_wacc_t:
+ *        2^0 at bit GR_VEC_WBIAS). Integer adds commute: any schedule, any
+ *        grid gives the same total, hence the same bits as the cpu backend.
+ *        Integers always take this path (128-bit products).
+ *        Capacity: an element adds < 2^33 to a limb; the host keeps the
+ *        elements per block <= GR_VEC_EXACT_PER_BLOCK = 2^29.
+ * Nothing here may be compiled with fast-math or flush-to-zero.
+ */
+#include "gr_common.h"
+#include "gr_vec_kernels.h"
+
+#include <stdint.h>
+
+namespace {
+
+template <int DT> __device__ __forceinline__ double vload(const void *p, uint64_t i)
+{
+    if (DT == GR_C_F32)
+        return (double)((const float *)p)[i];
+    if (DT == GR_C_F16)
+        return (double)gr_f16_bits_to_f32(((const uint16_t *)p)[i]);
+    if (DT == GR_C_BF16)
+        return (double)gr_bf16_bits_to_f32(((const uint16_t *)p)[i]);
+    return ((const double *)p)[i];
+}
+
+template <int DT> __device__ __forceinline__ int64_t iload(const void *p, uint64_t i)
+{
+    if (DT == GR_C_I32)
+        return (int64_t)((const int32_t *)p)[i];
+    return ((const int64_t *)p)[i];
+}
+
+/* d * 2^shift (finite) into the shared limbs: three 32-bit digits, as gr_xacc's add_scaled. */
+__device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shift)
+{
+    uint64_t bits = (uint64_t)__double_as_longlong(d);
+    int neg = (int)(bits >> 63);
+    int bexp = (int)((bits >> 52) & 0x7FF);
+    uint64_t m = bits & ((1ull << 52) - 1);
+    int e;
+    if (bexp == 0x7FF)
+        return;
+    if (bexp == 0) {
+        if (m == 0)
+            return;
+        e = -1074;
+    } else {
+        m |= 1ull << 52;
+        e = bexp - 1075;
+    }
+    int pos = e + shift + GR_VEC_WBIAS;
+    int k = pos >> 5, s = pos & 31;
+    uint64_t d0 = (m << s) & 0xFFFFFFFFull;
+    uint64_t rest = s ? (m >> (32 - s)) : (m >> 32);
+    uint64_t d1 = rest & 0xFFFFFFFFull, d2 = rest >> 32;
+    if (neg) { /* two's complement: the int64 limbs subtract */
+        d0 = 0ull - d0;
+        d1 = 0ull - d1;
+        d2 = 0ull - d2;
+    }
+    if (d0)
+        atomicAdd(&lim[k], (unsigned long long)d0);
+    if (d1)
+        atomicAdd(&lim[k + 1], (unsigned long long)d1);
+    if (d2)
+        atomicAdd(&lim[k + 2], (unsigned long long)d2);
+}
+
+/* The exact product a*b of two finite doubles. */
+__device__ __forceinline__ void w_add_product(unsigned long long *lim, double a, double b)
+{
+    double p = __dmul_rn(a, b);
+    double ap = fabs(p);
+    if (ap >= 0x1p-968 && ap <= 0x1p1020) {
+        double e = __fma_rn(a, b, -p);
+        w_add(lim, p, 0);
+        w_add(lim, e, 0);
+        return;
+    }
+    if (a == 0 || b == 0)
+        return;
+    int ea, eb;
+    double ma = frexp(a, &ea), mb = frexp(b, &eb);
+    p = __dmul_rn(ma, mb);
+    double e = __fma_rn(ma, mb, -p);
+    w_add(lim, p, ea + eb);
+    w_add(lim, e, ea + eb);
+}
+
+/* The 128-bit two's complement integer hi:lo at 2^0, as gr_xacc_add_i128. */
+__device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo, int64_t hi)
+{
+    const int k = GR_VEC_WBIAS / 32;
+    if (lo & 0xFFFFFFFFull)
+        atomicAdd(&lim[k], (unsigned long long)(lo & 0xFFFFFFFFull));
+    if (lo >> 32)
+        atomicAdd(&lim[k + 1], (unsigned long long)(lo >> 32));
+    if ((uint64_t)hi & 0xFFFFFFFFull)
+        atomicAdd(&lim[k + 2], (unsigned long long)((uint64_t)hi & 0xFFFFFFFFull));
+    if (hi >> 32)
+        atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
+}
+
+template <int DT, bool SQ>
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const void *y, uint64_t n,
+                                                          gr_vec_exact_rec_t *rec)
+{
+    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
+    __shared__ unsigned long long cnt[4];
+    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
+        lim[k] = 0;
+    if (threadIdx.x < 4)
+        cnt[threadIdx.x] = 0;
+    __syncthreads();
+    uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (DT == GR_C_I32 || DT == GR_C_I64) {
+            int64_t a = iload<DT>(x, i), b = SQ ? a : iload<DT>(y, i);
+            __int128 p = (__int128)a * (__int128)b;
+            w_add_i128(lim, (uint64_t)p, (int64_t)(p >> 64));
+            continue;
+        }
+        double a = vload<DT>(x, i), b = SQ ? a : vload<DT>(y, i);
+        if (isfinite(a) && isfinite(b)) {
+            double p = __dmul_rn(a, b);
+            if (!(p == 0 && signbit(p)))
+                ++nnz;
+            if (DT == GR_C_F64)
+                w_add_product(lim, a, b);
+            else
+                w_add(lim, p, 0); /* exact: 24 + 24 significant bits, exponents within f64 */
+        } else {
+            double t = a * b; /* NaN or Inf as IEEE: Inf * 0 is NaN */
+            if (isnan(t))
+                ++nan;
+            else if (t > 0)
+                ++pinf;
+            else
+                ++ninf;
+        }
+    }
+    if (nan)
+        atomicAdd(&cnt[0], (unsigned long long)nan);
+    if (pinf)
+        atomicAdd(&cnt[1], (unsigned long long)pinf);
+    if (ninf)
+        atomicAdd(&cnt[2], (unsigned long long)ninf);
+    if (nnz)
+        atomicAdd(&cnt[3], (unsigned long long)nnz);
+    __syncthreads();
+    gr_vec_exact_rec_t *r = rec + blockIdx.x;
+    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
+        r->limb[k] = (int64_t)lim[k];
+    if (threadIdx.x == 0) {
+        r->nan = cnt[0];
+        r->pinf = cnt[1];
+        r->ninf = cnt[2];
+        r->nonnegzero = cnt[3];
+    }
+}
+
+template <int DT, bool SQ>
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const void *y, uint64_t n,
+                                                         gr_vec_fast_rec_t *rec)
+{
+    __shared__ double sh[3][GR_VEC_BLOCK];
+    /* -0.0: the additive identity, so a sum of only -0.0 products stays -0.0 */
+    double s0 = SQ ? 0.0 : -0.0, s1 = 0.0, s2 = 0.0;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double a = vload<DT>(x, i);
+        if (SQ && DT == GR_C_F64) {
+            double aa = fabs(a);
+            if (aa > 0x1p486) {
+                aa = __dmul_rn(aa, 0x1p-538);
+                s1 = __fma_rn(aa, aa, s1);
+            } else if (aa < 0x1p-511) {
+                aa = __dmul_rn(aa, 0x1p537);
+                s2 = __fma_rn(aa, aa, s2);
+            } else {
+                s0 = __fma_rn(aa, aa, s0); /* NaN lands here and stays NaN */
+            }
+        } else {
+            double b = SQ ? a : vload<DT>(y, i);
+            /* f32 / half: the product is exact, fma adds it once; f64: fused */
+            s0 = __fma_rn(a, b, s0);
+        }
+    }
+    sh[0][threadIdx.x] = s0;
+    sh[1][threadIdx.x] = s1;
+    sh[2][threadIdx.x] = s2;
+    __syncthreads();
+    for (int w = GR_VEC_BLOCK / 2; w > 0; w >>= 1) {
+        if (threadIdx.x < w) {
+            sh[0][threadIdx.x] = __dadd_rn(sh[0][threadIdx.x], sh[0][threadIdx.x + w]);
+            sh[1][threadIdx.x] = __dadd_rn(sh[1][threadIdx.x], sh[1][threadIdx.x + w]);
+            sh[2][threadIdx.x] = __dadd_rn(sh[2][threadIdx.x], sh[2][threadIdx.x + w]);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        rec[blockIdx.x].s[0] = sh[0][0];
+        rec[blockIdx.x].s[1] = sh[1][0];
+        rec[blockIdx.x].s[2] = sh[2][0];
+    }
+}
+
+template <int DT>
+cudaError_t launch_dt(const void *x, const void *y, uint64_t n, int exact, int grid, void *rec, cudaStream_t st)
+{
+    bool sq = y == nullptr;
+    bool ints = DT == GR_C_I32 || DT == GR_C_I64;
+    if (exact || ints) {
+        gr_vec_exact_rec_t *r = (gr_vec_exact_rec_t *)rec;
+        if (sq)
+            dot_exact<DT, true><<<grid, GR_VEC_BLOCK, 0, st>>>(x, x, n, r);
+        else
+            dot_exact<DT, false><<<grid, GR_VEC_BLOCK, 0, st>>>(x, y, n, r);
+    } else {
+        gr_vec_fast_rec_t *r = (gr_vec_fast_rec_t *)rec;
+        if (sq)
+            dot_fast<DT, true><<<grid, GR_VEC_BLOCK, 0, st>>>(x, x, n, r);
+        else
+            dot_fast<DT, false><<<grid, GR_VEC_BLOCK, 0, st>>>(x, y, n, r);
+    }
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t gr_cuda_launch_dot(const void *x, const void *y, uint64_t n, int dtype, int exact, int grid,
+                                          void *rec, cudaStream_t stream)
+{
+    if (grid < 1)
+        return cudaErrorInvalidValue;
+    switch (dtype) {
+    case GR_C_F32:
+        return launch_dt<GR_C_F32>(x, y, n, exact, grid, rec, stream);
+    case GR_C_F64:
+        return launch_dt<GR_C_F64>(x, y, n, exact, grid, rec, stream);
+    case GR_C_F16:
+        return launch_dt<GR_C_F16>(x, y, n, exact, grid, rec, stream);
+    case GR_C_BF16:
+        return launch_dt<GR_C_BF16>(x, y, n, exact, grid, rec, stream);
+    case GR_C_I32:
+        return launch_dt<GR_C_I32>(x, y, n, exact, grid, rec, stream);
+    case GR_C_I64:
+        return launch_dt<GR_C_I64>(x, y, n, exact, grid, rec, stream);
+    default:
+        return cudaErrorInvalidValue;
+    }
+}

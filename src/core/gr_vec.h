@@ -1,0 +1,98 @@
+/*
+ * gr_vec.h - library-private: the partial of the vector ops (dot, nrm2,
+ * argmin, argmax) and of batches, the host kernels that fill it, and the
+ * argmin/argmax combine.
+ */
+#ifndef GR_VEC_H
+#define GR_VEC_H
+
+#include "gr_internal.h"
+
+/*
+ * argmin/argmax state: the best (value, global index) of each kind, the
+ * lowest NaN index, all order-free: (v, i) beats (w, j) when v < w (argmin)
+ * or v > w (argmax) or v == w and i < j, so any merge tree keeps the lowest
+ * global index among ties. -0.0 == +0.0 (IEEE and numpy), so zeros of either
+ * sign tie and the lowest index wins, with its own sign.
+ */
+typedef struct gr_argext {
+    double fmin, fmax;        /* floating values, exact in double for every dtype */
+    int64_t fmin_i, fmax_i;
+    int64_t imin, imax;       /* integer values */
+    int64_t imin_i, imax_i;
+    int64_t nan_i;            /* lowest global index of a NaN, INT64_MAX for none */
+} gr_argext_t;
+
+void gr_argext_init(gr_argext_t *a);
+void gr_argext_merge(gr_argext_t *a, const gr_argext_t *b);
+/* Fold one element (global index gi). */
+static inline void gr_argext_add_f(gr_argext_t *a, double v, int64_t gi)
+{
+    if (v != v) {
+        if (gi < a->nan_i)
+            a->nan_i = gi;
+        return;
+    }
+    if (v < a->fmin || (v == a->fmin && gi < a->fmin_i)) {
+        a->fmin = v;
+        a->fmin_i = gi;
+    }
+    if (v > a->fmax || (v == a->fmax && gi < a->fmax_i)) {
+        a->fmax = v;
+        a->fmax_i = gi;
+    }
+}
+static inline void gr_argext_add_i(gr_argext_t *a, int64_t v, int64_t gi)
+{
+    if (v < a->imin || (v == a->imin && gi < a->imin_i)) {
+        a->imin = v;
+        a->imin_i = gi;
+    }
+    if (v > a->imax || (v == a->imax && gi < a->imax_i)) {
+        a->imax = v;
+        a->imax_i = gi;
+    }
+}
+/* Value and index of a combined state for descriptor d (argmin or argmax) into out. */
+void gr_argext_finish(const gr_argext_t *a, const gr_desc_t *d, uint64_t count, gr_value_t *out);
+
+/*
+ * The partial of one batch item: the elementwise ops use .p exactly as
+ * gr_reduce_* does (so a batched sum has the bits of a single one); dot and
+ * nrm2 sum into the wide accumulator .w (finite part) with .p's count, NaN,
+ * Inf, signed-zero and failure fields; argmin/argmax use .a and .p.count.
+ */
+typedef struct gr_vpartial {
+    gr_partial_t p;
+    gr_wacc_t w;
+    int64_t wadds; /* additions into w since its last normalisation */
+    gr_argext_t a;
+} gr_vpartial_t;
+
+void gr_vpartial_init(gr_vpartial_t *v);
+void gr_vpartial_merge(gr_vpartial_t *v, const gr_vpartial_t *u);
+/* Keep w within headroom; call after at most 2^29 additions. */
+void gr_vpartial_maybe_normalize(gr_vpartial_t *v);
+void gr_vpartial_finish(const gr_vpartial_t *v, const gr_desc_t *d, gr_value_t *out);
+/* A floating term of dot or nrm2 (fast-mode chunk sum, or NaN/Inf product): NaN and Inf are
+ * counted, a finite value goes to w scaled by 2^shift. */
+void gr_vpartial_add_term(gr_vpartial_t *v, double t, int shift);
+
+/* The op runs through the vector path (host kernels of cpu_dot.c): dot, nrm2, argmin, argmax. */
+static inline int gr_op_is_vec(gr_op_kind_t k)
+{
+    return k == GR_OP_DOT || k == GR_OP_NRM2 || k == GR_OP_ARGMIN || k == GR_OP_ARGMAX;
+}
+
+/*
+ * Host kernel of the vector ops: reduce count elements of x (and y for dot)
+ * into *out (initialised by the caller), elements numbered from index_base.
+ * threads <= 0: all cores. The result does not depend on threads.
+ */
+gr_result_t gr_cpu_vec_reduce(int threads, const gr_batch_item_t *it, gr_vpartial_t *out);
+
+/* The cuda backend's kernels for an item on device memory (backend_cuda_vec.c); NULL in builds
+ * without CUDA. Folds into *out (initialised by the caller). */
+extern gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out);
+
+#endif /* GR_VEC_H */

@@ -1,0 +1,193 @@
+/*
+ * test_vec_gpu.c - dot, nrm2, argmin/argmax, exact f64 sumsq and batches on
+ * the GPU (kernels/dot.cu, kernels/argext.cu) against the cpu kernels on the
+ * same values: exact mode and argmin/argmax bit for bit (value and global
+ * index), fast mode repeatable and within rounding of the exact value, for
+ * every dtype, awkward n and shards (np 1 and 3), and forced grids. Exits 77
+ * (SKIP) where no GPU is visible.
+ */
+#include "gpureduce.h"
+#include "gr_half.h"
+#include "test.h"
+#include "test_cuda.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, np;
+static long checks;
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A value of dtype t as bytes at p[i]: wide exponent range, cancellation, ties, zeros of both signs. */
+static void fill(gr_dtype_t t, void *p, uint64_t n, uint64_t seed, int specials)
+{
+    uint64_t s = seed;
+    for (uint64_t i = 0; i < n; ++i) {
+        uint64_t h = rnd(&s);
+        double m = 1.0 + (double)(h >> 12) * 0x1p-52;
+        int e;
+        switch (t) {
+        case GR_F64:
+            e = (int)(rnd(&s) % 2000) - 1000;
+            break;
+        case GR_F32:
+            e = (int)(rnd(&s) % 200) - 100;
+            break;
+        default:
+            e = (int)(rnd(&s) % 24) - 12;
+            break;
+        }
+        double v = ldexp(m, e) * ((h & 1) ? -1.0 : 1.0);
+        if (h % 97 == 0)
+            v = (h & 2) ? -0.0 : 0.0;
+        if (h % 13 == 0)
+            v = 3.0; /* repeated extremes tie */
+        if (specials && h % 1009 == 0)
+            v = NAN;
+        switch (t) {
+        case GR_F64:
+            ((double *)p)[i] = v;
+            break;
+        case GR_F32:
+            ((float *)p)[i] = (float)v;
+            break;
+        case GR_F16:
+        case GR_BF16:
+            ((uint16_t *)p)[i] = gr_f32_to_half_bits((float)v, t == GR_BF16);
+            break;
+        case GR_I32:
+            ((int32_t *)p)[i] = (int32_t)(h >> 33) - (1 << 30);
+            break;
+        case GR_I64:
+            ((int64_t *)p)[i] = (int64_t)(h >> 1) * ((h & 1) ? -1 : 1);
+            break;
+        }
+    }
+}
+
+static int same(const gr_value_t *a, const gr_value_t *b)
+{
+    return a->index == b->index && a->is_integer == b->is_integer && a->overflow == b->overflow &&
+           a->i == b->i && (memcmp(&a->f, &b->f, 8) == 0 || (isnan(a->f) && isnan(b->f))) && a->count == b->count;
+}
+
+static void check_case(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint64_t seed, int specials)
+{
+    size_t esz = gr_dtype_size(t);
+    uint64_t b, e;
+    gr_shard_range(n, np, rank, &b, &e);
+    uint64_t m = e - b;
+    void *hx = malloc((size_t)(n ? n : 1) * esz), *hy = malloc((size_t)(n ? n : 1) * esz);
+    ASSERT(hx && hy);
+    fill(t, hx, n, seed, specials);
+    fill(t, hy, n, seed + 1, specials);
+    void *dx = NULL, *dy = NULL;
+    CU(cudaMalloc(&dx, (size_t)(m ? m : 1) * esz));
+    CU(cudaMalloc(&dy, (size_t)(m ? m : 1) * esz));
+    CU(cudaMemcpy(dx, (char *)hx + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(dy, (char *)hy + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
+    enum { K = 5 };
+    gr_op_kind_t ops[K] = {GR_OP_DOT, GR_OP_NRM2, GR_OP_ARGMIN, GR_OP_ARGMAX, GR_OP_SUMSQ};
+    for (int mode = 0; mode < 2; ++mode) {
+        gr_batch_item_t hit[K], dit[K];
+        for (int j = 0; j < K; ++j) {
+            gr_batch_item_init(&hit[j]);
+            hit[j].desc.dtype = t;
+            hit[j].desc.op.kind = ops[j];
+            hit[j].desc.op.power = 2;
+            hit[j].desc.mode = (gr_mode_t)mode;
+            hit[j].count = m;
+            hit[j].index_base = (int64_t)b;
+            dit[j] = hit[j];
+            hit[j].x = (char *)hx + b * esz;
+            hit[j].y = (char *)hy + b * esz;
+            dit[j].x = dx;
+            dit[j].y = dy;
+        }
+        /* sumsq stays on the GPU only where it is a vector op: exact f64 */
+        int k = (mode == 1 && t == GR_F64) ? K : K - 1;
+        gr_value_t hv[K], dv[K], dv2[K];
+        ASSERT_EQ_I(gr_reduce_batch_host(gpu, hit, k, hv, NULL), GR_SUCCESS);
+        ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, k, dv, NULL), GR_SUCCESS);
+        ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, k, dv2, NULL), GR_SUCCESS);
+        if (rank != 0)
+            continue;
+        for (int j = 0; j < k; ++j) {
+            ++checks;
+            int must = mode == 1 || ops[j] == GR_OP_ARGMIN || ops[j] == GR_OP_ARGMAX || t == GR_I32 || t == GR_I64;
+            if (!same(&dv[j], &dv2[j]))
+                GR_TEST_FAIL_("%s %s %s n=%llu: two GPU runs differ: %a / %a", gr_dtype_name(t),
+                              gr_op_name(ops[j]), gr_mode_name((gr_mode_t)mode), (unsigned long long)n, dv[j].f,
+                              dv2[j].f);
+            if (must && !same(&dv[j], &hv[j]))
+                GR_TEST_FAIL_("%s %s %s n=%llu np=%d: GPU (%a, i %lld, index %lld) != cpu (%a, i %lld, index %lld)",
+                              gr_dtype_name(t), gr_op_name(ops[j]), gr_mode_name((gr_mode_t)mode),
+                              (unsigned long long)n, np, dv[j].f, (long long)dv[j].i, (long long)dv[j].index,
+                              hv[j].f, (long long)hv[j].i, (long long)hv[j].index);
+            if (!must) {
+                /* fast float dot/nrm2: within rounding of the cpu's (itself within rounding of exact) */
+                /* f64 fast dot may overflow to Inf in one summation order and not another: only
+                 * the other types (products exact in f64, no overflow) must agree on NaN */
+                if (t != GR_F64 && isnan(hv[j].f) != isnan(dv[j].f))
+                    GR_TEST_FAIL_("%s %s fast: NaN on one side only", gr_dtype_name(t), gr_op_name(ops[j]));
+                if (!isnan(hv[j].f) && isfinite(hv[j].f) && ops[j] == GR_OP_NRM2)
+                    ASSERT_NEAR(dv[j].f, hv[j].f, 1e-12);
+            }
+        }
+    }
+    CU(cudaFree(dx));
+    CU(cudaFree(dy));
+    free(hx);
+    free(hy);
+}
+
+static gr_ctx_t make_gpu(int grid)
+{
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.backend = GR_BACKEND_CUDA;
+    cfg.bind = GR_BIND_NONE;
+    cfg.share_gpus = 1;
+    cfg.cuda_grid = grid;
+    gr_ctx_t c = NULL;
+    ASSERT_EQ_I(gr_ctx_create(MPI_COMM_WORLD, &cfg, &c), GR_SUCCESS);
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+        (void)cudaGetLastError();
+        if (rank == 0)
+            printf("SKIP: no CUDA GPU is visible; the vector-op GPU tests need one\n");
+        fflush(stdout);
+        MPI_Finalize();
+        return GR_TEST_SKIP_CODE;
+    }
+    static const uint64_t sizes[] = {0, 1, 7, 255, 256, 1000003, (1u << 20) + 17};
+    static const gr_dtype_t types[] = {GR_F32, GR_F64, GR_F16, GR_BF16, GR_I32, GR_I64};
+    for (int g = 0; g < 3; ++g) {
+        gr_ctx_t gpu = make_gpu(g == 0 ? 0 : g == 1 ? 1 : 37); /* occupancy grid, one block, an odd grid */
+        for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ++ti)
+            for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si)
+                check_case(gpu, types[ti], sizes[si], 1000 * ti + si, (int)(si & 1));
+        ASSERT_EQ_I(gr_ctx_destroy(gpu), GR_SUCCESS);
+    }
+    if (rank == 0)
+        printf("test_vec_gpu np=%d: %ld checks passed\n", np, checks);
+    MPI_Finalize();
+    return 0;
+}
