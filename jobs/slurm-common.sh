@@ -19,6 +19,30 @@ gr_fail() {
     exit 1
 }
 
+# gr_cpus_per_task: the CPUs each task may use, into GR_CPUS_PER_TASK, and
+# where the figure came from into GR_CPUS_FROM. The scripts carry no
+# --cpus-per-task directive (a fixed figure pends for ever on nodes with fewer
+# cores, reason PartitionConfig): what sbatch was given (SLURM_CPUS_PER_TASK)
+# wins; otherwise the job's CPUs on its smallest node (SLURM_JOB_CPUS_PER_NODE,
+# e.g. "16(x2),8") divided by the most tasks on one node
+# (SLURM_TASKS_PER_NODE, e.g. "2(x3)"), at least 1. With --exclusive that is
+# the whole node shared out; without, the CPUs Slurm gave each task.
+gr_cpus_per_task() {
+    if [ -n "${SLURM_CPUS_PER_TASK:-}" ]; then
+        GR_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK
+        GR_CPUS_FROM="--cpus-per-task"
+        return
+    fi
+    local cpn tpn
+    cpn=$(tr ',' '\n' <<<"${SLURM_JOB_CPUS_PER_NODE:-}" | sed 's/(.*//' | grep -E '^[0-9]+$' | sort -n | head -n 1)
+    tpn=$(tr ',' '\n' <<<"${SLURM_TASKS_PER_NODE:-}" | sed 's/(.*//' | grep -E '^[0-9]+$' | sort -n | tail -n 1)
+    GR_CPUS_PER_TASK=1
+    if [ -n "$cpn" ] && [ -n "$tpn" ] && [ "$tpn" -gt 0 ] && [ $((cpn / tpn)) -gt 1 ]; then
+        GR_CPUS_PER_TASK=$((cpn / tpn))
+    fi
+    GR_CPUS_FROM="allocation: ${SLURM_JOB_CPUS_PER_NODE:-?} CPU(s), ${SLURM_TASKS_PER_NODE:-?} task(s) per node"
+}
+
 # gr_setup: resolve GPUREDUCE, the launcher and the CPUs per task.
 gr_setup() {
     [ -n "${SLURM_JOB_ID:-}" ] || gr_fail "not inside a Slurm job: submit with sbatch (sbatch jobs/reduce.sbatch --n 1M)"
@@ -27,10 +51,13 @@ gr_setup() {
     case $GPUREDUCE in /*) ;; *) GPUREDUCE=$submit/$GPUREDUCE ;; esac
     [ -x "$GPUREDUCE" ] || gr_fail "no gpureduce binary at $GPUREDUCE: build it (cmake -S . -B build && cmake --build build) and submit from the repository root, or set GPUREDUCE=/path/to/gpureduce"
 
+    gr_cpus_per_task
     # Since Slurm 22.05 srun does not inherit --cpus-per-task from the job:
     # pass it on explicitly, or every task gets one CPU.
-    if [ -n "${SLURM_CPUS_PER_TASK:-}" ] && [ -z "${SRUN_CPUS_PER_TASK:-}" ]; then
-        export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK
+    if [ -z "${SRUN_CPUS_PER_TASK:-}" ]; then
+        export SRUN_CPUS_PER_TASK=$GR_CPUS_PER_TASK
+    else
+        GR_CPUS_FROM="SRUN_CPUS_PER_TASK"
     fi
 
     GR_LAUNCHER=${GR_LAUNCHER:-srun}
@@ -64,7 +91,7 @@ gr_setup() {
     [ -z "${SLURM_GPUS_PER_NODE:-}" ] || gpus="${gpus:+$gpus, }$SLURM_GPUS_PER_NODE per node"
     [ -n "$gpus" ] || gpus=${SLURM_GPUS:-none}
     echo "# job ${SLURM_JOB_ID} (${SLURM_JOB_NAME:-}) on ${SLURM_JOB_NUM_NODES:-?} node(s) ${SLURM_JOB_NODELIST:-}:" \
-        "${SLURM_NTASKS:-?} task(s), ${SLURM_NTASKS_PER_NODE:-?} per node, ${SLURM_CPUS_PER_TASK:-1} CPU(s) per task," \
+        "${SLURM_NTASKS:-?} task(s), ${SLURM_NTASKS_PER_NODE:-?} per node, $SRUN_CPUS_PER_TASK CPU(s) per task ($GR_CPUS_FROM)," \
         "GPUs $gpus, gpu-bind ${SLURM_GPU_BIND:-default}"
     echo "# launcher: ${GR_LAUNCH[*]}${GR_WRAP:+ $GR_WRAP}; gpureduce: $GPUREDUCE"
 }

@@ -95,7 +95,7 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 PORT=$((20000 + RANDOM % 20000))
 while ! port_free $PORT || ! port_free $((PORT + 1)); do PORT=$((PORT + 2)); done
 
-mkdir -p "$T/dev" "$T/state" "$T/spool" "$T/submit/build" "$T/results"
+mkdir -p "$T/dev" "$T/state" "$T/spool" "$T/submit/build" "$T/results" "$T/pmix"
 FAKE_CHAR=1
 for i in $(seq 0 $((NGPU - 1))); do
     if ! mknod "$T/dev/fakegpu$i" c 1 3 2>/dev/null; then
@@ -145,6 +145,10 @@ NodeName=$HOST NodeAddr=127.0.0.1 $NODE_HW Gres=gpu:$NGPU State=UNKNOWN
 PartitionName=debug Nodes=$HOST Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
     echo "NodeName=$HOST Name=gpu File=$T/dev/fakegpu[0-$((NGPU - 1))]" >"$T/gres.conf"
+    # the pmix plugin's per-step directories (spmix_appdir_UID_JOB.STEP) in $T,
+    # not /tmp: job ids restart at 1 in every run, and a directory another run
+    # failed to remove (or a run in parallel) makes that step fail to launch
+    echo "PMIxCliTmpDirBase=$T/pmix" >"$T/mpi.conf"
 }
 export SLURM_CONF=$T/slurm.conf
 
@@ -177,12 +181,14 @@ check
 srun --mpi=list 2>&1 | grep -qw pmix || fail "srun --mpi=list does not offer pmix (install slurm-wlm-basic-plugins and libpmix2)"
 
 # ---------------------------------------------------------------- helpers
-# submit NAME [sbatch options] SCRIPT [args]: queue a job, output in $T/NAME.out
+# submit NAME [sbatch options] SCRIPT [args]: queue a job, output in $T/NAME.out.
+# No --cpus-per-task unless a test gives one: the scripts' own defaults must
+# fit this small node (a fixed --cpus-per-task=8 pended for ever here).
 declare -A JOB
 submit() {
     local name=$1; shift
     local id
-    id=$(sbatch --parsable --cpus-per-task=1 --output="$T/$name.out" "$@" 2>"$T/$name.sbatch.err") || {
+    id=$(sbatch --parsable --output="$T/$name.out" "$@" 2>"$T/$name.sbatch.err") || {
         fail "$name: sbatch refused the job: $(cat "$T/$name.sbatch.err")"
         return 1
     }
@@ -242,6 +248,7 @@ GR_LAUNCHER=mpirun submit reduce_mpirun "$J/reduce.sbatch" --backend cpu --n 1M 
 GR_WRAP=$T/singleton.sh submit singleton "$J/reduce.sbatch" --backend cpu --n 1M
 submit pernode --gpus-per-task=0 --gpus-per-node=$NGPU --gpu-bind=none "$J/reduce.sbatch" --backend cpu --n 1M --gen ones --repeat 2
 submit badarg "$J/reduce.sbatch" --backend cpu --n nonsense
+submit cpus_given --cpus-per-task=1 "$J/reduce.sbatch" --backend cpu --n 1M --gen ones --repeat 2
 GR_OUTDIR=$T/results submit scaling "$J/scaling.sbatch" --backend cpu --weak 64K --repeat 3 --warmup 1
 GR_OUTDIR=$T/results submit scaling_strong --ntasks-per-node=$NCPU "$J/scaling.sbatch" --backend cpu --strong 256K --mode exact --repeat 2 --warmup 1
 submit bench "$J/bench.sbatch" --backend cpu --min 2^10 --max 2^16 --iters 3 --format csv
@@ -252,7 +259,7 @@ world_ok 2 "reduce.sbatch"
 placement_ok 2 "reduce.sbatch"
 expect_in "^# launcher: srun --mpi=pmix" "reduce.sbatch: srun --mpi=pmix"
 expect_in "gpureduce: $T/submit/build/gpureduce" "reduce.sbatch: default binary build/gpureduce of the submit dir"
-expect_in "^# job [0-9]+ .*: 2 task\(s\), 2 per node, 1 CPU\(s\) per task, GPUs 1 per task, gpu-bind closest" "reduce.sbatch: job line"
+expect_in "^# job [0-9]+ .*: 2 task\(s\), 2 per node, [0-9]+ CPU\(s\) per task \(allocation: [0-9]+ CPU\(s\), 2 task\(s\) per node\), GPUs 1 per task, gpu-bind closest" "reduce.sbatch: job line, CPUs per task from the allocation"
 expect_in "^result +1048576 +0x1p\+20 +backend cpu" "reduce.sbatch: result line"
 expect_in "^verify .*: ok" "reduce.sbatch: --verify"
 expect_in "^# gpureduce exit status 0" "reduce.sbatch: exit status line"
@@ -286,6 +293,11 @@ expect_in "GPUs $NGPU per node, gpu-bind none" "--gpus-per-node variant: job lin
 wait_job badarg
 expect_rc 2 "reduce.sbatch with a bad size"
 expect_in "--n: cannot parse size 'nonsense'" "bad size message"
+
+wait_job cpus_given
+expect_rc 0 "reduce.sbatch --cpus-per-task=1"
+expect_in "^# job [0-9]+ .*: 2 task\(s\), 2 per node, 1 CPU\(s\) per task \(--cpus-per-task\)," "sbatch --cpus-per-task=1: job line"
+expect_in "^result +1048576 " "sbatch --cpus-per-task=1: result"
 
 wait_job scaling
 expect_rc 0 "scaling.sbatch --weak"
@@ -321,14 +333,17 @@ placement_ok 2 "bench.sbatch"
 expect_in "^size_bytes,count,dtype,variant," "bench.sbatch: CSV header"
 expect_in "^65536,16384,f32,cpu," "bench.sbatch: the cpu row at 2^14"
 expect_in "^# gpureduce bench exit status 0" "bench.sbatch: exit status line"
+# --exclusive: the node's CPUs shared out over its 2 tasks
+CPT=$((NCPU / 2)); [ $CPT -ge 1 ] || CPT=1
+expect_in "^# job [0-9]+ .*, $CPT CPU\(s\) per task \(allocation: $NCPU CPU\(s\), 2 task\(s\) per node\)," "bench.sbatch: CPUs per task = node CPUs / tasks"
 
 # ---------------------------------------------------------------- GPU directives
 if [ $FAKE_CHAR = 1 ]; then
     note "GPU binding of the placeholder GPUs"
-    out=$(timeout 60 srun -n 2 --cpus-per-task=1 --gpus-per-task=1 bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
+    out=$(timeout 60 srun --quiet -n 2 --cpus-per-task=1 --gpus-per-task=1 bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
     check
     [ "$out" = "0:0 1:1 " ] || fail "srun --gpus-per-task=1: CUDA_VISIBLE_DEVICES per task '$out', expected '0:0 1:1'"
-    out=$(timeout 60 srun -n 2 --cpus-per-task=1 --gpus-per-node=$NGPU --gpu-bind=closest bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
+    out=$(timeout 60 srun --quiet -n 2 --cpus-per-task=1 --gpus-per-node=$NGPU --gpu-bind=closest bash -c 'echo "$SLURM_PROCID:$CUDA_VISIBLE_DEVICES"' 2>&1 | sort | tr '\n' ' ')
     check
     [ "$out" = "0:0,1 1:0,1 " ] || fail "srun --gpus-per-node=$NGPU: every task sees both GPUs: '$out'"
 fi
