@@ -8,7 +8,7 @@
  * gr_result_t): GR_SUCCESS (0) means the call did everything it promises; any
  * other value means it did nothing observable except what its documentation
  * says, logged one line naming rank, host and GPU through the logger (see
- * GR_DEBUG in README), and left every object passed in still safe to destroy.
+ * GR_DEBUG in docs/ENVIRONMENT.md), and left every object passed in still safe to destroy.
  * The library never prints outside the logger, never parses argv and never
  * exits or aborts; the caller decides (the CLI ends the job with MPI_Abort).
  *
@@ -62,7 +62,7 @@ const char *gr_strerror(gr_result_t r);
  * Element types of the input. Integers accumulate exactly (128-bit). f16 is
  * IEEE binary16, bf16 is bfloat16 (the top half of an f32); both are held in
  * memory as 2-byte bit patterns (uint16_t) and accumulate in f64 (fast) or
- * exactly (exact), like f32. See README "Data types".
+ * exactly (exact), like f32. See docs/NUMERICS.md.
  */
 typedef enum gr_dtype { GR_F32 = 0, GR_F64 = 1, GR_I32 = 2, GR_I64 = 3, GR_F16 = 4, GR_BF16 = 5 } gr_dtype_t;
 #define GR_DTYPE_COUNT 6
@@ -92,7 +92,7 @@ typedef struct gr_op {
     int power; /**< exponent for GR_OP_POWSUM (1..8); ignored otherwise */
 } gr_op_t;
 
-/** Numeric contract, see README "Numeric contract". */
+/** Numeric contract, see docs/NUMERICS.md. */
 typedef enum gr_mode {
     GR_MODE_FAST = 0,  /**< repeatable for a fixed np, GPU model and build */
     GR_MODE_EXACT = 1  /**< correctly rounded exact sum: same bits for any np */
@@ -104,7 +104,7 @@ typedef enum gr_backend {
     GR_BACKEND_CPU = 2
 } gr_backend_t;
 
-/** Synthetic data: pure functions of (seed, global index); see README. */
+/** Synthetic data: pure functions of (seed, global index); see docs/CLI.md "Generators". */
 typedef enum gr_gen {
     GR_GEN_ONES = 0,
     GR_GEN_IOTA = 1,
@@ -177,7 +177,7 @@ gr_result_t gr_ctx_destroy(gr_ctx_t ctx);
 /** The backend this context runs (never GR_BACKEND_AUTO). */
 gr_backend_t gr_ctx_backend(gr_ctx_t ctx);
 
-/** Where a rank runs: its GPU, cores and NUMA node, and why (see README "Binding"). */
+/** Where a rank runs: its GPU, cores and NUMA node, and why (see docs/BINDING.md). */
 typedef struct gr_placement {
     int rank, local_rank, local_size, pid;
     char host[256];
@@ -360,7 +360,7 @@ int gr_mpi_cuda_aware_compiled(void);
  * read-only with MPI-IO on every rank; each rank reads only its shard
  * [floor(r*N/np), floor((r+1)*N/np)) of the flat array, in chunks, with
  * collective reads, and reduces chunk k while chunk k+1 is read. The input
- * file is never opened for writing. See README "Input files".
+ * file is never opened for writing. See docs/INPUT.md.
  *
  * Bad input (missing, a directory, unreadable, empty, bad magic or version,
  * a header that lies, fortran_order True, big-endian, unsupported dtype,

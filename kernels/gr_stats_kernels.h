@@ -17,7 +17,7 @@
  * LeVeque's formula in a fixed order (a shuffle tree in a warp, warps in
  * order, blocks in order by the last block). No float atomics: the result is
  * bitwise repeatable for a given (n, dtype, grid, block, data alignment).
- * Error bound: docs/PERFORMANCE.md "Stats on the GPU" and README.
+ * Error bound: docs/STATS.md.
  *
  * Like every launcher in kernels/, it enqueues on the given stream and
  * returns the launch status, never an error of the kernel's execution.

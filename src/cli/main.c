@@ -36,7 +36,7 @@ static double term_bound(gr_gen_t g, const gr_desc_t *d)
     return pow(x, p);
 }
 
-/* The run must match the reference bit for bit (README: --verify). */
+/* The run must match the reference bit for bit (docs/CLI.md: --verify). */
 static int must_be_exact(gr_gen_t g, uint64_t n, const gr_desc_t *d)
 {
     if (d->dtype == GR_I32 || d->dtype == GR_I64)

@@ -296,7 +296,7 @@ static const cli_option_t options[] = {
            "(default sum; dot: y from --seed + 1, or a second --input)", set_op},
     {"gen", "G", "ones | iota | uniform | normal | randint | stress (default uniform)", set_gen},
     {"seed", "S", "generator seed (default 1)", set_seed},
-    {"mode", "M", "fast | exact (default fast); see Numeric contract in README", set_mode},
+    {"mode", "M", "fast | exact (default fast); see docs/NUMERICS.md", set_mode},
     {"backend", "B", "auto | cuda | cpu (default auto: cuda when a GPU is visible)", set_backend},
     {"repeat", "R", "timed runs (default 10)", set_repeat},
     {"warmup", "W", "untimed runs first (default 2)", set_warmup},
@@ -312,7 +312,7 @@ static const cli_option_t options[] = {
     {"cuda-block", "B", "debug: force the reduce kernel's block size (128, 256, 512, 1024)", set_cuda_block},
     {"weak", "SIZE", "scale: weak study, SIZE elements per rank on 1, 2, 4, ..., np ranks", set_weak},
     {"strong", "SIZE", "scale: strong study, SIZE elements in total on 1, 2, 4, ..., np ranks", set_strong},
-    {"input", "PATH", "reduce the values of a .npy file, or a raw file with --dtype (see README Input files); "
+    {"input", "PATH", "reduce the values of a .npy file, or a raw file with --dtype (see docs/INPUT.md); "
               "--op dot: give it twice, x then y",
      set_input},
     {"offset", "BYTES", "raw --input: bytes to skip before the first element (default 0)", set_offset},

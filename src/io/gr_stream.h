@@ -33,7 +33,7 @@
  * result that folds chunks in order stays repeatable in fast mode.
  *
  * GR_INPUT_STREAM=generic in the environment forces the generic stream (to
- * compare the two; see README "Reducing a file").
+ * compare the two; see docs/INPUT.md).
  */
 #ifndef GR_STREAM_H
 #define GR_STREAM_H
