@@ -8,6 +8,8 @@ gr_result_t (*const gr_cuda_stats_local_ptr)(gr_ctx_t, const void *, uint64_t, g
 
 int gr_cuda_device_count(void) { return 0; }
 
+int gr_cuda_current_device(void) { return -1; }
+
 int gr_cuda_list_gpus(gr_gpu_info_t *gpus, int max)
 {
     (void)gpus;
