@@ -2,7 +2,7 @@
  * request.c - non-blocking reductions: gr_ireduce_device / gr_ireduce_host
  * start one, gr_test / gr_wait complete it (docs/LIBRARY.md).
  *
- * A request goes LOCAL (the backend's kernel in flight, a token held) ->
+ * A request goes (NEW ->) LOCAL (the backend's kernel in flight, a token held) ->
  * READY (this rank's partial known) -> COMBINING (MPI_Ireduce or
  * MPI_Iallreduce in flight on ctx->req_comm) -> freed by gr_test / gr_wait.
  * Combines start in the order the requests were started (the context's list
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { REQ_LOCAL = 0, REQ_READY = 1, REQ_COMBINING = 2 };
+enum { REQ_NEW = 0, REQ_LOCAL = 1, REQ_READY = 2, REQ_COMBINING = 3 };
 
 struct gr_request {
     gr_ctx_t ctx;
