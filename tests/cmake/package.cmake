@@ -26,3 +26,8 @@ if(GR_WITH_CUDA)
   # examples/stream_sum against the installed tree, under mpirun -np 1 and 2.
   gr_add_script_test(gpu_package_stream_sum ${GR_TEST_DIR}/package/package.sh ARGS gpu LABELS gpu TIMEOUT 300)
 endif()
+
+# bench/embed_cost.c runs and checks its results (tiny sizes; its numbers
+# mean nothing here: docs/LIBRARY.md "Cost" has the real run).
+gr_add_mpi_test(embed_cost_smoke NP 2 COMMAND $<TARGET_FILE:gr_embed_cost> --sizes 2^10,2^16 --iters 3 --warmup 1
+  LABELS cli TIMEOUT 120)
