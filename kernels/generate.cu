@@ -3,7 +3,7 @@
  * global index begin + i, from the same gr_gen_float / gr_gen_int code as
  * the cpu backend (integer arithmetic and exact conversions only, so the
  * bits match). f16 / bf16 elements are gr_gen_half_bits: the f32 value
- * rounded to the half type with integer operations (src/gr_half.h).
+ * rounded to the half type with integer operations (src/core/gr_half.h).
  *
  * Launch assumptions: any grid and block; grid-stride over 64-bit indices.
  * Every thread writes its own elements; nothing is reduced.

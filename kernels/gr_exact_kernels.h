@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-/* The limb layout of gr_xacc_t (src/gr_xacc.h; static-asserted in exact.cu). */
+/* The limb layout of gr_xacc_t (src/core/gr_xacc.h; static-asserted in exact.cu). */
 #define GR_EXACT_LIMBS 70
 #define GR_EXACT_BIAS 1088
 

@@ -5,7 +5,7 @@
  * (add), how to merge two accumulators (combine, applied in a fixed order by
  * the layers above so results are repeatable), its identity, and how to
  * write the final accumulator as the gr_local_t the host consumes (store).
- * The numeric behaviour copies the cpu backend (src/backend_cpu.c):
+ * The numeric behaviour copies the cpu backend (src/backend/cpu/backend_cpu.c):
  *
  * f16 / bf16 input reaches these operators widened to f32 (gr_vec.cuh), so
  * it is reduced exactly as f32 data holding the same values would be.

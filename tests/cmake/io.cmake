@@ -32,14 +32,14 @@ find_program(GR_CLANG NAMES clang clang-19 clang-18 clang-17 clang-16 clang-15 c
 set(GR_FUZZ_SECONDS 60 CACHE STRING "how long fuzz_npy_short fuzzes the .npy header parser")
 if(GR_CLANG)
   set(fuzz_inc "")
-  foreach(d ${PROJECT_SOURCE_DIR}/src ${MPI_C_INCLUDE_DIRS})
+  foreach(d ${PROJECT_SOURCE_DIR}/include ${GR_PRIVATE_INCLUDES} ${MPI_C_INCLUDE_DIRS})
     list(APPEND fuzz_inc -I${d})
   endforeach()
   add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy
     COMMAND ${GR_CLANG} -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-            ${fuzz_inc} ${GR_TEST_DIR}/fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/io_npy.c
+            ${fuzz_inc} ${GR_TEST_DIR}/fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/io/io_npy.c
             -o ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy
-    DEPENDS ${GR_TEST_DIR}/fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/io_npy.c ${PROJECT_SOURCE_DIR}/src/gr_npy.h
+    DEPENDS ${GR_TEST_DIR}/fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/io/io_npy.c ${PROJECT_SOURCE_DIR}/src/io/gr_npy.h
     COMMENT "libFuzzer target fuzz_npy (${GR_CLANG})" VERBATIM)
   add_custom_target(fuzz_npy ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/fuzz_npy)
   # new inputs go to a scratch corpus in the build tree; the committed seeds are read only

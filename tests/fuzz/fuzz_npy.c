@@ -1,8 +1,8 @@
 /*
- * fuzz_npy.c - libFuzzer target for the .npy header parser (src/io_npy.c).
+ * fuzz_npy.c - libFuzzer target for the .npy header parser (src/io/io_npy.c).
  *
  * Build (clang): clang -fsanitize=fuzzer,address -Isrc -I<mpi include>
- *   tests/fuzz/fuzz_npy.c src/io_npy.c; tests/fuzz/replay_npy.c runs the
+ *   tests/fuzz/fuzz_npy.c src/io/io_npy.c; tests/fuzz/replay_npy.c runs the
  *   same entry point over a corpus under any C compiler.
  *
  * Besides "no crash, no out-of-bounds read", every accepted header must

@@ -1,5 +1,5 @@
 /*
- * test_half.c - f16 and bf16 (src/gr_half.h): widening on all 65536 bit
+ * test_half.c - f16 and bf16 (src/core/gr_half.h): widening on all 65536 bit
  * patterns of each, against the value the format defines, computed in double;
  * narrowing f32 -> f16 / bf16 against a reference that searches the sorted
  * half values (nearest, ties to the even pattern, 2^16 / 2^128 as the value

@@ -1,5 +1,5 @@
 /*
- * test_partial.c - the cross-rank partial (src/partial.c) without MPI: the
+ * test_partial.c - the cross-rank partial (src/core/partial.c) without MPI: the
  * accumulator's headroom across merges of heavily loaded states, the signed
  * zero rule, the total order of -0.0 and +0.0 in min/max, failure records
  * and integer/overflow finishing.
