@@ -100,6 +100,10 @@ run() { # np program
 }
 
 if [ "$mode" = cpu ]; then
+    # docs/LIBRARY.md quotes host_sum.c verbatim
+    sed -n '/^<!-- host_sum.c -->$/,/^```$/p' "$GR_SRC/docs/LIBRARY.md" | sed '1,2d;$d' > "$tmp/quoted.c"
+    diff -u "$GR_SRC/examples/host_sum/host_sum.c" "$tmp/quoted.c" > "$tmp/quoted.diff" ||
+        { cat "$tmp/quoted.diff"; fail "docs/LIBRARY.md's copy of host_sum.c differs from the file"; }
     cmake_example host_sum "$tmp/hs-cmake"
     make_example host_sum "$tmp/hs-make"
     for exe in "$tmp/hs-cmake/host_sum" "$tmp/hs-make/host_sum"; do
