@@ -118,7 +118,7 @@ static void test_overlapped_same_bits(gr_ctx_t ctx)
     for (uint64_t i = 0; i < N32; ++i)
         b[i] = (float)value_at(i + 7);
     for (uint64_t i = 0; i < NI; ++i)
-        c[i] = (int64_t)(value_at(i) * 1e6) * (int64_t)(i + 1);
+        c[i] = (int64_t)(fmod(value_at(i), 1.0) * 1e6) * (int64_t)(i % 1000 + 1); /* |c| < 2^30 */
 
     job_t jobs[NJOBS];
     for (int k = 0; k < NJOBS; ++k)
