@@ -171,7 +171,10 @@ int main(int argc, char **argv)
 
     run_t r;
     memset(&r, 0, sizeof(r));
-    CHECK(gr_ctx_create(MPI_COMM_WORLD, NULL, &r.ctx));
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.share_gpus = 1; /* the smoke test runs 2 ranks, maybe on one GPU */
+    CHECK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &r.ctx));
     r.on_device = gr_ctx_backend(r.ctx) == GR_BACKEND_CUDA;
     gr_desc_init(&r.d);
     r.d.all_ranks = 1;

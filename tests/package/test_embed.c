@@ -76,8 +76,11 @@ static void test_affinity_unchanged(void)
     CPU_ZERO(&before);
     CPU_ZERO(&after);
     ASSERT(sched_getaffinity(0, sizeof(before), &before) == 0);
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.share_gpus = 1; /* np 3 on a one-GPU machine; binding stays the default */
     gr_ctx_t ctx = NULL;
-    OK(gr_ctx_create(MPI_COMM_WORLD, NULL, &ctx));
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
     double x[100];
     for (int i = 0; i < 100; ++i)
         x[i] = 1.0;

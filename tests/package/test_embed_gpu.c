@@ -60,10 +60,13 @@ int main(int argc, char **argv)
     if (rank == 0 && ngpu == 1)
         printf("note: one GPU, so the current-device checks cannot tell restoring from never changing\n");
 
-    /* defaults (backend auto, device auto): the current device stays */
+    /* defaults (backend auto, device auto, no binding): the current device stays */
     CU(cudaSetDevice(other));
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.share_gpus = 1; /* np 2 on one GPU */
     gr_ctx_t dctx = NULL;
-    OK(gr_ctx_create(MPI_COMM_WORLD, NULL, &dctx));
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &dctx));
     ASSERT_EQ_I(gr_ctx_backend(dctx), GR_BACKEND_CUDA);
     expect_current("gr_ctx_create(defaults)");
     OK(gr_ctx_destroy(dctx));
@@ -83,7 +86,6 @@ int main(int argc, char **argv)
     CU(cudaMemset(vdev, 0, sizeof(gr_value_t)));
     CU(cudaDeviceSynchronize()); /* setup only */
 
-    gr_config_t cfg;
     gr_config_init(&cfg);
     cfg.device = GR_DEVICE_CURRENT;
     gr_ctx_t ctx = NULL;

@@ -176,8 +176,6 @@ static void cuda_fini(gr_ctx_t ctx, void *state)
 
 static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
 {
-    if (s->device < 0)
-        GR_FAIL(GR_ERR_INTERNAL, "cuda backend started without a bound GPU; report this as a bug");
     int block = ctx->cfg.cuda_block;
     if (block == 0)
         block = GR_CUDA_BLOCK_DEFAULT;
@@ -229,6 +227,10 @@ static gr_result_t cuda_init(gr_ctx_t ctx, void **state)
     if (!s)
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate the cuda backend state");
     s->device = ctx->device;
+    if (s->device < 0) {
+        free(s);
+        GR_FAIL(GR_ERR_INTERNAL, "cuda backend started without a bound GPU; report this as a bug");
+    }
     int prev = -1;
     gr_result_t r = gr_cuda_enter(s->device, &prev);
     if (r != GR_SUCCESS) {
