@@ -47,8 +47,10 @@ libdir=${libdir%/cmake/gpureduce}
 # --- what is installed: the public header, the library, the CLI, the package files
 [ "$(ls "$prefix/include")" = gpureduce.h ] || fail "include/ holds more than the public header: $(ls "$prefix/include")"
 shared=0
+pc_flags=--static
 if ls "$prefix/$libdir"/libgpureduce.so.* > /dev/null 2>&1; then
     shared=1
+    pc_flags=
     soname=$(readelf -d "$prefix/$libdir/libgpureduce.so" 2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
     [ -n "$soname" ] || fail "libgpureduce.so has no SONAME"
     [ -e "$prefix/$libdir/$soname" ] || fail "SONAME $soname is not installed"
@@ -89,7 +91,7 @@ make_example() { # name build-dir [make args]
     mkdir -p "$dir"
     cp "$GR_SRC/examples/$name"/* "$dir"/
     rm -f "$dir/CMakeLists.txt"
-    make -C "$dir" MPICC="$mpicc" "$@" > "$dir.log" 2>&1 || { cat "$dir.log"; fail "$name: make with pkg-config"; }
+    make -C "$dir" MPICC="$mpicc" PC_FLAGS="$pc_flags" "$@" > "$dir.log" 2>&1 || { cat "$dir.log"; fail "$name: make with pkg-config"; }
 }
 run() { # np program
     local np=$1
