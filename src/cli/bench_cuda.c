@@ -12,6 +12,7 @@
  */
 #ifdef GR_WITH_CUDA
 
+#include "gr_env.h"
 #include "bench.h"
 #include "bench_dist.h" /* bench_cuda_input */
 #include "gr_bench_kernels.h"
@@ -119,7 +120,7 @@ gr_result_t bench_cuda_open(int device, bench_cuda_t **out, bench_device_info_t 
     GR_CUDA_CHECK_GOTO(cudaHostGetDevicePointer((void **)&c->late_dev, c->late_host, 0), r, fail);
     *c->hold_host = 0;
     *c->late_host = 0;
-    const char *hold_env = getenv("GR_BENCH_HOLD");
+    const char *hold_env = gr_env(GR_ENV_BENCH_HOLD);
     c->use_hold = !(hold_env && !strcmp(hold_env, "0"));
     GR_CUDA_CHECK_GOTO(cudaHostAlloc((void **)&c->res_host, sizeof(gr_local_t), cudaHostAllocMapped), r, fail);
     GR_CUDA_CHECK_GOTO(cudaHostGetDevicePointer((void **)&c->res_dev, c->res_host, 0), r, fail);
@@ -211,7 +212,7 @@ static uint64_t partials_needed(const bench_cuda_t *c, uint64_t n, gr_dtype_t t)
 
 void bench_cuda_set_modes(bench_cuda_t *c, int use_hold, int hot)
 {
-    const char *hold_env = getenv("GR_BENCH_HOLD");
+    const char *hold_env = gr_env(GR_ENV_BENCH_HOLD);
     c->use_hold = use_hold && !(hold_env && !strcmp(hold_env, "0"));
     c->hot = hot;
 }
@@ -260,7 +261,7 @@ gr_result_t bench_cuda_group_begin(bench_cuda_t *c, const bench_group_t *g, int 
     GR_CUDA_CHECK_GOTO(cudaMalloc(&c->partials, c->partials_cap * GR_BENCH_ACC_BYTES), r, fail);
     c->partials_host = malloc(c->partials_cap * GR_BENCH_ACC_BYTES);
     if (!c->partials_host) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "out of host memory for %llu partials",
+        GR_ERROR(GR_SUB_ALL, "out of host memory for %llu partials",
                (unsigned long long)c->partials_cap);
         r = GR_ERR_NOMEM;
         goto fail;
@@ -667,7 +668,7 @@ static gr_result_t launch_stats(bench_cuda_t *c, int buf)
     l.n = c->g.n;
     l.dtype = (int)c->g.dtype;
     /* GR_BENCH_STATS_BLOCK (tuning): another built block size, 128, 256 or 512 */
-    const char *eb = getenv("GR_BENCH_STATS_BLOCK");
+    const char *eb = gr_env(GR_ENV_BENCH_STATS_BLOCK);
     l.block = eb && atoi(eb) > 0 ? atoi(eb) : GR_STATS_BLOCK_FOR(l.dtype);
     int bps = 0;
     GR_CUDA_CHECK(gr_cuda_stats_occupancy(l.dtype, l.block, &bps));

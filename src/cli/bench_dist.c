@@ -15,6 +15,7 @@
  * by counting one rank twice and another not at all.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include "gr_env.h"
 #include "bench_dist.h"
 #include "gr_internal.h"
 
@@ -90,7 +91,7 @@ int bench_dist_have_nccl(void)
 static gr_result_t nccl_open(bench_dist_t *d)
 {
     /* the GPU machines forbid NVLink multicast (NVLS); NCCL reads this at init */
-    if (!getenv("NCCL_NVLS_ENABLE")) {
+    if (!gr_env(GR_ENV_NCCL_NVLS_ENABLE)) {
         if (setenv("NCCL_NVLS_ENABLE", "0", 0) != 0)
             GR_FAIL(GR_ERR_SYSTEM, "setenv(NCCL_NVLS_ENABLE=0) failed");
         d->nvls_set = 1;
@@ -106,7 +107,7 @@ static gr_result_t nccl_open(bench_dist_t *d)
         ncclResult_t e = ncclGetUniqueId(&u.id);
         u.ok = e == ncclSuccess;
         if (!u.ok)
-            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "ncclGetUniqueId failed: %s",
+            GR_ERROR(GR_SUB_ALL, "ncclGetUniqueId failed: %s",
                    ncclGetErrorString(e));
     }
     GR_MPI_CHECK(MPI_Bcast(&u, (int)sizeof(u), MPI_BYTE, 0, MPI_COMM_WORLD));
@@ -131,7 +132,7 @@ gr_result_t bench_dist_open(const bench_dist_config_t *cfg, bench_dist_t **out)
     d->t = calloc((size_t)cfg->iters, sizeof(double));
     d->tmax = calloc((size_t)cfg->iters, sizeof(double));
     if (!d->t || !d->tmax) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "out of host memory for %d timings", cfg->iters);
+        GR_ERROR(GR_SUB_ALL, "out of host memory for %d timings", cfg->iters);
         r = GR_ERR_NOMEM;
         goto fail;
     }
@@ -141,7 +142,7 @@ gr_result_t bench_dist_open(const bench_dist_config_t *cfg, bench_dist_t **out)
     }
     if (cfg->backend != GR_BACKEND_CUDA) {
         if (cfg->want[BENCH_DIST_CUB_MPI] || cfg->want[BENCH_DIST_CUB_NCCL]) {
-            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "cub+mpi and cub+nccl are cuda rows");
+            GR_ERROR(GR_SUB_ALL, "cub+mpi and cub+nccl are cuda rows");
             r = GR_ERR_INVALID_ARG;
             goto fail;
         }
@@ -160,7 +161,7 @@ gr_result_t bench_dist_open(const bench_dist_config_t *cfg, bench_dist_t **out)
 #ifdef GR_HAVE_NCCL
         GR_CHECK_GOTO(nccl_open(d), r, fail);
 #else
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "cub+nccl is not built into this gpureduce");
+        GR_ERROR(GR_SUB_ALL, "cub+nccl is not built into this gpureduce");
         r = GR_ERR_NOT_BUILT;
         goto fail;
 #endif
@@ -725,7 +726,7 @@ void bench_dist_header(const bench_dist_t *d)
     FILE *f = d->cfg.out;
     char names[128];
     char nccl[96] = "";
-    const char *nvls = getenv("NCCL_NVLS_ENABLE");
+    const char *nvls = gr_env(GR_ENV_NCCL_NVLS_ENABLE);
     int nvls_by_us = 0;
     if (!nvls)
         nvls = "";

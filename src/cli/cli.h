@@ -33,9 +33,21 @@ typedef struct cli_opts {
     int force;             /* gen: overwrite --out */
     uint64_t given;        /* bit k: option k of the table was given (see cli_given) */
     int stats;             /* --op stats (input.c) */
+    const char *output;    /* --output PATH: results go to this file (rank 0), not stdout */
 } cli_opts_t;
 
 enum { CLI_SCALE_WEAK = 1, CLI_SCALE_STRONG = 2 };
+
+/* --output PATH: collective; rank 0 sends stdout to a temporary file beside
+ * PATH (0, or -1 after a one-line error on every rank, MPI finalized).
+ * cli_output_finish(status), after MPI_Finalize: flushes, syncs and closes
+ * stdout, checking each step, and renames the temporary file to PATH; on any
+ * failure it says so on stderr, removes the temporary file and returns
+ * CLI_EXIT_FAIL, else status. Without --output it still checks that stdout
+ * took every byte (a full disk under `> file`). */
+int cli_output_begin(const char *path);
+int cli_output_finish(int status);
+void cli_output_discard(void);
 
 /* A runtime failure: one line on this rank, then MPI_Abort (exit status 1). */
 void cli_die(const char *cmd, gr_result_t r, const char *what);

@@ -10,6 +10,7 @@ void cli_die(const char *cmd, gr_result_t r, const char *what)
     fprintf(stderr, "[rank %d] %s: %s failed: %s; the messages above say why and what to do. Aborting the job.\n",
             rank, cmd, what, gr_strerror(r));
     fflush(stderr);
+    cli_output_discard();
     MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_FAIL);
     exit(CLI_EXIT_FAIL); /* not reached */
 }

@@ -3,6 +3,7 @@
  * status; everything numeric happens in libgpureduce.
  */
 #include "cli.h"
+#include "gr_env.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -309,6 +310,19 @@ static int run_reduce(cli_opts_t *o)
     return status;
 }
 
+static int dispatch(cli_opts_t *o)
+{
+    if (!strcmp(o->cmd, "scale"))
+        return cli_scale_run(o);
+    if (!strcmp(o->cmd, "gen"))
+        return cli_gen_run(o);
+    if (o->input)
+        return cli_input_run(o);
+    if (o->stats && !o->topo)
+        return cli_stats_run(o);
+    return run_reduce(o);
+}
+
 int main(int argc, char **argv)
 {
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -319,7 +333,17 @@ int main(int argc, char **argv)
     /* Errors return to us so ranks can agree instead of dying mid-collective. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (argc > 1 && !strcmp(argv[1], "bench"))
-        return cli_bench_main(argc - 1, argv + 1);
+        return cli_output_finish(cli_bench_main(argc - 1, argv + 1));
+    if (argc > 1 && !strcmp(argv[1], "--help-env")) {
+        if (g_rank == 0) {
+            const gr_env_var_t *t = gr_env_table();
+            printf("%-28s %-5s %-28s %s\n", "variable", "owner", "default", "meaning");
+            for (int i = 0; i < GR_ENV_COUNT; ++i)
+                printf("%-28s %-5s %-28s %s\n", t[i].name, t[i].ours ? "ours" : "other", t[i].def, t[i].meaning);
+        }
+        MPI_Finalize();
+        return cli_output_finish(CLI_EXIT_OK);
+    }
     cli_opts_t o;
     char err[512];
     if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0)
@@ -332,15 +356,9 @@ int main(int argc, char **argv)
                 printf("gpureduce %s\n", GR_VERSION_STRING);
         }
         MPI_Finalize();
-        return CLI_EXIT_OK;
+        return cli_output_finish(CLI_EXIT_OK);
     }
-    if (!strcmp(o.cmd, "scale"))
-        return cli_scale_run(&o);
-    if (!strcmp(o.cmd, "gen"))
-        return cli_gen_run(&o);
-    if (o.input)
-        return cli_input_run(&o);
-    if (o.stats && !o.topo)
-        return cli_stats_run(&o);
-    return run_reduce(&o);
+    if (cli_output_begin(o.output) != 0)
+        return CLI_EXIT_FAIL;
+    return cli_output_finish(dispatch(&o));
 }

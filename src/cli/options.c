@@ -183,6 +183,14 @@ static int set_warmup(cli_opts_t *o, const char *a, char *err, size_t len)
     return 0;
 }
 
+static int set_output(cli_opts_t *o, const char *a, char *err, size_t len)
+{
+    if (!*a)
+        ERR("--output: the path is empty");
+    o->output = a;
+    return 0;
+}
+
 static int set_format(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     static const char *const names[] = {"table", "csv", "json"};
@@ -306,6 +314,7 @@ static const cli_option_t options[] = {
     {"offset", "BYTES", "raw --input: bytes to skip before the first element (default 0)", set_offset},
     {"chunk", "SIZE", "--input / gen: bytes per read or write per rank (default 64M, at most 1G)", set_chunk},
     {"out", "PATH", "gen: the .npy file to write", set_out},
+    {"output", "PATH", "write the results (table, csv or json) to PATH instead of stdout; checked, atomic", set_output},
     {"force", NULL, "gen: overwrite --out if it exists", set_force},
     {"help", NULL, "this text", set_help},
     {"version", NULL, "print the version", set_version},
@@ -320,7 +329,8 @@ void cli_usage(FILE *f)
                "       mpirun -np N gpureduce --input PATH [--dtype T] [--offset BYTES] [--chunk SIZE] [options]\n"
                "       mpirun -np N gpureduce gen --out PATH --n SIZE|--per-rank SIZE [--gen G] [--dtype T]\n"
                "                                  [--seed S] [--chunk SIZE] [--force]\n"
-               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n\n"
+               "       mpirun -np N gpureduce bench [bench options]   (gpureduce bench --help lists them)\n"
+               "       gpureduce --help-env   (the environment variables it reads)\n\n"
                "Reduce a synthetic dataset spread over N ranks, one GPU per rank. 'scale' runs the\n"
                "same reduction on 1, 2, 4, ..., N ranks of one launch (weak or strong scaling).\n\noptions:\n");
     for (int i = 0; i < NOPTIONS; ++i) {

@@ -1,5 +1,6 @@
 /* ctx.c - context lifecycle: MPI, backend choice, binding, agreement. */
 #define _GNU_SOURCE
+#include "gr_env.h"
 #include "gr_internal.h"
 
 #include <stddef.h>
@@ -40,7 +41,7 @@ static gr_result_t choose_backend(gr_ctx_t ctx)
     int ngpu = gr_cuda_device_count();
     gr_backend_t want = ctx->cfg.backend;
     /* GR_FAKE_GPUS plans placement on GPUs that are not real: never run CUDA then */
-    const char *fake = getenv("GR_FAKE_GPUS");
+    const char *fake = gr_env(GR_ENV_FAKE_GPUS);
     if (fake && *fake) {
         if (want == GR_BACKEND_CUDA)
             GR_FAIL(GR_ERR_INVALID_ARG, "--backend cuda with GR_FAKE_GPUS set: fake GPUs only plan placement; "
@@ -54,7 +55,7 @@ static gr_result_t choose_backend(gr_ctx_t ctx)
             GR_FAIL(GR_ERR_NOT_BUILT, "--backend cuda: this gpureduce was built without CUDA; "
                                       "rebuild with the CUDA toolkit or use --backend cpu");
         if (ngpu <= 0) {
-            const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+            const char *cvd = gr_env(GR_ENV_CUDA_VISIBLE_DEVICES);
             GR_FAIL(GR_ERR_NO_GPU, "--backend cuda: no CUDA GPU is visible to this rank (CUDA_VISIBLE_DEVICES=%s); "
                                    "run on a GPU node, check the job's GPU request, or use --backend cpu",
                     cvd ? cvd : "unset");

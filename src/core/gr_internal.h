@@ -50,6 +50,8 @@ void gr_log_prefix(char *buf, size_t len);
         if (gr_log_enabled((lvl), (sub)))                           \
             gr_log((lvl), (sub), __FILE__, __LINE__, __VA_ARGS__);  \
     } while (0)
+/* An error where it is found (always shown); GR_FAIL also returns the code. */
+#define GR_ERROR(sub, ...) gr_log(GR_LOG_ERROR, (sub), __FILE__, __LINE__, __VA_ARGS__)
 #define GR_WARN(sub, ...) GR_LOG_AT(GR_LOG_WARN, sub, __VA_ARGS__)
 #define GR_INFO(sub, ...) GR_LOG_AT(GR_LOG_INFO, sub, __VA_ARGS__)
 #define GR_DEBUGLOG(sub, ...) GR_LOG_AT(GR_LOG_DEBUG, sub, __VA_ARGS__)

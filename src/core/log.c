@@ -1,7 +1,9 @@
 /* log.c - the one logger: "[rank R host H gpu G] file:line: message". */
 #define _POSIX_C_SOURCE 200809L
+#include "gr_env.h"
 #include "gr_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,12 @@ static char g_host[256];
 static int g_level = -1;
 static unsigned g_subsys = GR_SUB_ALL;
 
-static void log_setup(void)
+/* Read GR_DEBUG and GR_DEBUG_SUBSYS once, whichever thread logs first (the
+ * cpu backend's workers may). */
+static void log_init(void)
 {
-    if (g_level >= 0)
-        return;
     g_level = GR_LOG_WARN;
-    const char *lv = getenv("GR_DEBUG");
+    const char *lv = gr_env(GR_ENV_DEBUG);
     if (lv && *lv) {
         if (!strcasecmp(lv, "error"))
             g_level = GR_LOG_ERROR;
@@ -34,7 +36,7 @@ static void log_setup(void)
             fprintf(stderr, "gpureduce: GR_DEBUG='%s' is not a log level (error, warn, info, debug); using warn\n",
                     lv);
     }
-    const char *ss = getenv("GR_DEBUG_SUBSYS");
+    const char *ss = gr_env(GR_ENV_DEBUG_SUBSYS);
     if (ss && *ss) {
         static const struct {
             const char *name;
@@ -58,6 +60,12 @@ static void log_setup(void)
     }
     if (!g_host[0] && gethostname(g_host, sizeof(g_host) - 1) != 0)
         snprintf(g_host, sizeof(g_host), "unknown");
+}
+
+static void log_setup(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, log_init);
 }
 
 void gr_log_set_rank(int rank) { g_rank = rank; }

@@ -21,8 +21,7 @@ static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t co
     else if (on_device && ctx->backend != GR_BACKEND_CUDA)
         r = GR_ERR_INVALID_ARG;
     if (r != GR_SUCCESS)
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-               "%s", on_device && ctx->backend != GR_BACKEND_CUDA
+        GR_ERROR(GR_SUB_ALL, "%s", on_device && ctx->backend != GR_BACKEND_CUDA
                          ? "gr_reduce_device needs the cuda backend; use gr_reduce_host with the cpu backend"
                          : "NULL data pointer with a non-zero count");
     if (r == GR_SUCCESS)
@@ -65,12 +64,11 @@ gr_result_t gr_buffer_create_synthetic(gr_ctx_t ctx, gr_dtype_t dtype, gr_gen_t 
     *out = NULL;
     gr_result_t r = GR_SUCCESS;
     if ((unsigned)dtype >= GR_DTYPE_COUNT || (unsigned)gen >= GR_GEN_COUNT) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "unknown dtype %d or generator %d", (int)dtype,
+        GR_ERROR(GR_SUB_ALL, "unknown dtype %d or generator %d", (int)dtype,
                (int)gen);
         r = GR_ERR_INVALID_ARG;
     } else if ((dtype == GR_I32 || dtype == GR_I64) && (gen == GR_GEN_UNIFORM || gen == GR_GEN_NORMAL)) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-               "generator %s makes real numbers; use it with f32 or f64, or use ones, iota, randint "
+        GR_ERROR(GR_SUB_ALL, "generator %s makes real numbers; use it with f32 or f64, or use ones, iota, randint "
                "or stress with %s",
                gr_gen_name(gen), gr_dtype_name(dtype));
         r = GR_ERR_UNSUPPORTED;

@@ -202,7 +202,7 @@ gr_result_t gr_stats_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_stats_pa
     int here = d->all_ranks || ctx->rank == d->root;
     gr_stats_part_t *all = here ? (gr_stats_part_t *)malloc(sizeof(*all) * (size_t)ctx->size) : NULL;
     if (here && !all)
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "cannot allocate %d stats partials", ctx->size);
+        GR_ERROR(GR_SUB_ALL, "cannot allocate %d stats partials", ctx->size);
     gr_result_t ok = gr_agree(ctx->comm, here && !all ? GR_ERR_NOMEM : GR_SUCCESS);
     if (ok != GR_SUCCESS) {
         free(all);
@@ -263,12 +263,11 @@ static gr_result_t stats_run(gr_ctx_t ctx, const void *ptr, int on_device, uint6
     gr_stats_part_init(&part);
     gr_result_t r = GR_SUCCESS;
     if (count > 0 && !ptr) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "%s: NULL data pointer with a non-zero count", who);
+        GR_ERROR(GR_SUB_ALL, "%s: NULL data pointer with a non-zero count", who);
         r = GR_ERR_INVALID_ARG;
     } else if (on_device) {
         if (ctx->backend != GR_BACKEND_CUDA || !gr_cuda_stats_local_ptr) {
-            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-                   "%s: device memory needs the cuda backend; use gr_stats_host with the cpu backend", who);
+            GR_ERROR(GR_SUB_ALL, "%s: device memory needs the cuda backend; use gr_stats_host with the cpu backend", who);
             r = GR_ERR_INVALID_ARG;
         } else {
             r = gr_cuda_stats_local_ptr(ctx, ptr, count, d->dtype, &part);

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gr_half.h"
+#include "gr_io.h"
 #include "gr_internal.h"
 #include "gr_npy.h"
 #include "gr_stats.h"
@@ -297,7 +298,7 @@ static void probe_layout(MPI_File fh, const gr_file_config_t *cfg, const char *p
 #define IO_FAIL_ROOT(ctx, code, ...)                                            \
     do {                                                                        \
         if ((ctx)->rank == 0)                                                   \
-            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, __VA_ARGS__);   \
+            GR_ERROR(GR_SUB_IO, __VA_ARGS__);   \
         return (code);                                                          \
     } while (0)
 
@@ -338,7 +339,7 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
         char msg[MPI_MAX_ERROR_STRING];
         int mlen = 0;
         MPI_Error_string(rc, msg, &mlen);
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "input '%s': MPI_File_open (read-only) failed: %s", path,
+        GR_ERROR(GR_SUB_IO, "input '%s': MPI_File_open (read-only) failed: %s", path,
                msg);
         r = GR_ERR_IO;
     }
@@ -364,7 +365,7 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     char *pcopy = f ? strdup(path) : NULL;
     r = (f && pcopy) ? GR_SUCCESS : GR_ERR_NOMEM;
     if (r != GR_SUCCESS)
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "cannot allocate the file object");
+        GR_ERROR(GR_SUB_IO, "cannot allocate the file object");
     r = gr_agree(ctx->comm, r);
     if (r != GR_SUCCESS) {
         free(pcopy);
@@ -433,7 +434,7 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
 
     gr_partial_t part;
     double t0 = gr_now();
-    gr_result_t r = gr_pipeline_reduce_file(ctx, f->fh, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
+    gr_result_t r = gr_pipeline_reduce_file(ctx, f->fh, f->path, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
                                             nchunks, f->info.storage, d, &part, &t);
     if (r != GR_SUCCESS) {
         gr_partial_init(&part);
@@ -476,7 +477,7 @@ gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d_in, gr_s
     uint64_t nchunks = (max_shard + chunk_elems - 1) / chunk_elems;
     gr_stats_part_t part;
     double t0 = gr_now();
-    gr_result_t r = gr_pipeline_stats_file(ctx, f->fh, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
+    gr_result_t r = gr_pipeline_stats_file(ctx, f->fh, f->path, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
                                            nchunks, widen, &d, &part, &t);
     if (r != GR_SUCCESS) {
         gr_stats_part_init(&part);
@@ -538,6 +539,22 @@ static void probe_output(const char *path, int overwrite, probe_t *p, int *creat
     *created = 1;
 }
 
+/* A failed write: rank 0 names the file, the rank, offset and cause, and
+ * removes the partial file (created says whether this call made it; an
+ * existing file given with --force was already overwritten in part, so it is
+ * removed as well once writing has begun). Every rank returns GR_ERR_IO. */
+static gr_result_t write_failed(gr_ctx_t ctx, const char *path, int remove_it, const gr_io_fault_t *f)
+{
+    if (ctx->rank == 0) {
+        char line[768];
+        gr_io_fault_text(f, line, sizeof(line));
+        int removed = remove_it && unlink(path) == 0;
+        GR_ERROR(GR_SUB_IO, "output '%s' not written: %s%s", path, line,
+               removed ? "; the partial file was removed" : "");
+    }
+    return GR_ERR_IO;
+}
+
 gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t dtype, gr_gen_t gen, uint64_t seed,
                                     uint64_t n, int overwrite, uint64_t chunk_bytes)
 {
@@ -569,31 +586,36 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
     if (p.code != GR_SUCCESS)
         IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "output '%s': %s", path, p.msg);
 
-    MPI_File fh = MPI_FILE_NULL;
+    /* From here on every failure is recorded in fault (first one wins on
+     * this rank), every rank still takes part in every collective, and the
+     * ranks agree at the end: rank 0 reports the lowest failing rank's fault. */
+    gr_io_fault_t fault;
+    memset(&fault, 0, sizeof(fault));
     gr_result_t r = GR_SUCCESS;
+    MPI_File fh = MPI_FILE_NULL;
     int rc = MPI_File_open(ctx->comm, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': MPI_File_open (write) failed", path);
-        r = GR_ERR_IO;
+        int e = errno;
+        int fd = open(path, O_WRONLY | O_CLOEXEC); /* the cause, as POSIX sees it */
+        if (fd >= 0)
+            close(fd);
+        else
+            e = errno;
+        gr_io_fault_set(&fault, "MPI_File_open (write)", e, 0, 0, 0);
     }
-    r = gr_agree(ctx->comm, r);
-    if (r != GR_SUCCESS) {
-        if (ctx->rank == 0 && created)
-            unlink(path);
-        return r;
+    if (gr_io_fault_agree(ctx->comm, &fault)) {
+        if (rc == MPI_SUCCESS)
+            MPI_File_close(&fh);
+        return write_failed(ctx, path, created, &fault);
     }
     uint64_t total = (uint64_t)hlen + n * esz;
-    if (MPI_File_set_size(fh, (MPI_Offset)total) != MPI_SUCCESS) {
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': cannot set its size to %llu bytes; is the "
-                                                            "file system full?", path, (unsigned long long)total);
-        r = GR_ERR_IO;
-    }
-    if (r == GR_SUCCESS && ctx->rank == 0) {
+    if (MPI_File_set_size(fh, (MPI_Offset)total) != MPI_SUCCESS)
+        gr_io_fault_set(&fault, "MPI_File_set_size", errno, 0, total, 0);
+    if (!fault.failed && ctx->rank == 0) {
         MPI_Status st;
-        if (MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &st) != MPI_SUCCESS) {
-            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': writing the header failed", path);
-            r = GR_ERR_IO;
-        }
+        memset(&st, 0, sizeof(st));
+        rc = MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &st);
+        gr_io_check_transfer(path, 1, "writing the .npy header", rc, &st, 0, header, hlen, &fault);
     }
 
     /* every rank: its shard, generated on the host in chunks */
@@ -606,43 +628,65 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
     uint64_t nchunks = (max_shard + celems - 1) / celems;
     void *cpu = NULL;
     void *buf = NULL;
-    if (r == GR_SUCCESS && e > b) {
+    if (!fault.failed && e > b) {
         r = gr_backend_cpu_ops.init(ctx, &cpu);
         if (r == GR_SUCCESS) {
             buf = malloc((size_t)celems * esz);
             if (!buf) {
-                gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "cannot allocate a %llu-byte write buffer; use "
+                GR_ERROR(GR_SUB_IO, "cannot allocate a %llu-byte write buffer; use "
                                                                     "a smaller --chunk", (unsigned long long)(celems * esz));
                 r = GR_ERR_NOMEM;
             }
         }
     }
-    static char dummy[64];
     for (uint64_t k = 0; k < nchunks; ++k) {
         uint64_t first = b + k * celems;
-        uint64_t cnt = (r != GR_SUCCESS || first >= e) ? 0 : (e - first < celems ? e - first : celems);
+        int ok = r == GR_SUCCESS && !fault.failed;
+        uint64_t cnt = (!ok || first >= e) ? 0 : (e - first < celems ? e - first : celems);
         if (cnt)
             r = gr_backend_cpu_ops.generate(ctx, cpu, buf, dtype, gen, seed, first, cnt);
         if (r != GR_SUCCESS)
             cnt = 0;
         MPI_Status st;
-        rc = MPI_File_write_at_all(fh, (MPI_Offset)(hlen + first * esz), cnt ? buf : dummy, (int)(cnt * esz), MPI_BYTE,
-                                   &st);
-        if (rc != MPI_SUCCESS && r == GR_SUCCESS) {
-            gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': MPI_File_write_at_all of %llu bytes at "
-                                                                "%llu failed; is the file system full?",
-                   path, (unsigned long long)(cnt * esz), (unsigned long long)(hlen + first * esz));
-            r = GR_ERR_IO;
-        }
+        memset(&st, 0, sizeof(st));
+        uint64_t off = hlen + first * esz;
+        if (!cnt)
+            continue;
+        /* independent I/O: a rank's shard is contiguous, and Open MPI 4.1's
+         * collective write hangs the other ranks when an aggregator's write
+         * fails (np 3, a full disk; tests/fault) */
+        rc = MPI_File_write_at(fh, (MPI_Offset)off, buf, (int)(cnt * esz), MPI_BYTE, &st);
+        gr_io_check_transfer(path, 1, "MPI_File_write_at", rc, &st, off, buf, (size_t)(cnt * esz), &fault);
     }
     free(buf);
     if (cpu)
         gr_backend_cpu_ops.fini(ctx, cpu);
-    if (MPI_File_close(&fh) != MPI_SUCCESS && r == GR_SUCCESS) {
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__, "output '%s': closing it failed", path);
-        r = GR_ERR_IO;
+    /* the data must be on the file system before anything says "wrote" */
+    rc = MPI_File_sync(fh);
+    if (rc != MPI_SUCCESS) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC), e2 = errno;
+        if (fd >= 0) {
+            e2 = fsync(fd) == 0 ? 0 : errno;
+            close(fd);
+        }
+        gr_io_fault_set(&fault, "MPI_File_sync", e2, 0, total, 0);
+    }
+    if (MPI_File_close(&fh) != MPI_SUCCESS)
+        gr_io_fault_set(&fault, "MPI_File_close", errno, 0, total, 0);
+    if (ctx->rank == 0 && !fault.failed) {
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            gr_io_fault_set(&fault, "the final check of the file (stat)", errno, 0, total, 0);
+        else if ((uint64_t)sb.st_size != total) {
+            char what[96];
+            snprintf(what, sizeof(what), "the final size check (%llu bytes on disk, %llu written)",
+                     (unsigned long long)sb.st_size, (unsigned long long)total);
+            gr_io_fault_set(&fault, what, 0, 0, total, (uint64_t)sb.st_size);
+        }
     }
     r = gr_agree(ctx->comm, r);
+    if (gr_io_fault_agree(ctx->comm, &fault))
+        return write_failed(ctx, path, 1, &fault);
     if (r != GR_SUCCESS && ctx->rank == 0)
         unlink(path); /* no half-written dataset left behind */
     return r;

@@ -8,8 +8,10 @@
  * gives an exact partial and the partials are merged in chunk order, so in
  * exact mode the result is independent of the chunk size.
  */
+#include "gr_env.h"
 #include "gr_half.h"
 #include "gr_stats.h"
+#include "gr_io.h"
 #include "gr_stream.h"
 
 #include <pthread.h>
@@ -185,7 +187,7 @@ const gr_stream_ops_t gr_stream_generic_ops = {
 const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx)
 {
 #ifdef GR_WITH_CUDA
-    const char *force = getenv("GR_INPUT_STREAM");
+    const char *force = gr_env(GR_ENV_INPUT_STREAM);
     if (ctx->backend == GR_BACKEND_CUDA && !(force && !strcmp(force, "generic")))
         return &gr_backend_cuda_stream_ops;
 #else
@@ -199,6 +201,7 @@ const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx)
 /* The state of one file reduction: what to read and the first error. */
 typedef struct pipe {
     MPI_File fh;
+    const char *path;
     uint64_t byte_off, count, chunk_elems;
     size_t esz;
     const gr_stream_ops_t *so;
@@ -216,8 +219,11 @@ static uint64_t chunk_count(const pipe_t *p, uint64_t k)
     return p->count - first < p->chunk_elems ? p->count - first : p->chunk_elems;
 }
 
-/* Collective read of chunk k into its slot. After a failure this rank reads
- * 0 bytes, but it still takes part, so no peer waits for it forever. */
+/* Read chunk k into its slot. Independent, not collective I/O: each rank's
+ * shard is one contiguous range, so collective buffering buys nothing, and
+ * Open MPI 4.1's collective read hangs the other ranks when an aggregator
+ * gets an I/O error (seen with np 3 and EIO; tests/fault). After a failure
+ * this rank reads 0 bytes and the ranks agree at the end. */
 static void read_chunk(pipe_t *p, uint64_t k)
 {
     static char dummy[64]; /* target of 0-byte reads */
@@ -228,40 +234,31 @@ static void read_chunk(pipe_t *p, uint64_t k)
     MPI_Status st;
     memset(&st, 0, sizeof(st));
     double t0 = gr_now();
-    int rc = MPI_File_read_at_all(p->fh, off, buf, want, MPI_BYTE, &st);
+    int rc = MPI_File_read_at(p->fh, off, buf, want, MPI_BYTE, &st);
     p->t->read += gr_now() - t0;
     p->t->chunks++;
     if (p->r != GR_SUCCESS)
         return;
-    if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int mlen = 0;
-        MPI_Error_string(rc, msg, &mlen);
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
-               "MPI_File_read_at_all of %d bytes at offset %lld failed: %s; check the file system", want,
-               (long long)off, msg);
-        p->r = GR_ERR_IO;
-        return;
-    }
-    int got = 0;
-    MPI_Get_count(&st, MPI_BYTE, &got);
-    if (got != want) {
-        gr_log(GR_LOG_ERROR, GR_SUB_IO, __FILE__, __LINE__,
-               "short read: %d of %d bytes at offset %lld; the file shrank while it was being read", got, want,
-               (long long)off);
+    gr_io_fault_t f;
+    memset(&f, 0, sizeof(f));
+    if (gr_io_check_transfer(p->path, 0, "MPI_File_read_at", rc, &st, (uint64_t)off, buf, (size_t)want, &f) != 0) {
+        char line[768];
+        gr_io_fault_text(&f, line, sizeof(line));
+        GR_ERROR(GR_SUB_IO, "input '%s': %s", p->path, line);
         p->r = GR_ERR_IO;
         return;
     }
     p->t->bytes += (uint64_t)want;
 }
 
-static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                             uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                             gr_partial_t *acc, gr_stats_part_t *stats, gr_io_timing_t *t)
 {
     pipe_t p;
     memset(&p, 0, sizeof(p));
     p.fh = fh;
+    p.path = path;
     p.byte_off = byte_off;
     p.count = count;
     p.chunk_elems = chunk_elems;
@@ -316,20 +313,20 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64
     return p.r;
 }
 
-gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                                     uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                                     gr_partial_t *acc, gr_io_timing_t *t)
 {
     gr_partial_init(acc);
-    return pipeline(ctx, fh, byte_off, count, esz, chunk_elems, nchunks, storage, d, acc, NULL, t);
+    return pipeline(ctx, fh, path, byte_off, count, esz, chunk_elems, nchunks, storage, d, acc, NULL, t);
 }
 
-gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, uint64_t byte_off, uint64_t count, size_t esz,
+gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                                    gr_stats_part_t *stats, gr_io_timing_t *t)
 {
     gr_partial_t unused;
     gr_partial_init(&unused);
     gr_stats_part_init(stats);
-    return pipeline(ctx, fh, byte_off, count, esz, chunk_elems, nchunks, storage, d, &unused, stats, t);
+    return pipeline(ctx, fh, path, byte_off, count, esz, chunk_elems, nchunks, storage, d, &unused, stats, t);
 }

@@ -22,6 +22,7 @@
  * the job afterwards.
  */
 #define _GNU_SOURCE
+#include "gr_env.h"
 #include "gr_internal.h"
 
 #include <hwloc.h>
@@ -88,8 +89,8 @@ typedef enum pick_how {
 
 static const char *env_nonempty(const char *name)
 {
-    const char *v = getenv(name);
-    return (v && *v) ? v : NULL;
+    int id = gr_env_lookup(name);
+    return id >= 0 ? gr_env((gr_env_id_t)id) : NULL; /* only registered names are read */
 }
 
 /* A decimal environment value, or -1 when absent or not a number >= 0. */
@@ -280,7 +281,7 @@ static gr_result_t list_gpus(bind_state_t *st, int want_gpu)
     }
     GR_INFO(GR_SUB_BIND, "%d GPU(s) %s", st->ngpu, st->fake ? "from GR_FAKE_GPUS" : "visible to CUDA");
     if (want_gpu && st->ngpu == 0) {
-        const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+        const char *cvd = gr_env(GR_ENV_CUDA_VISIBLE_DEVICES);
         GR_FAIL(GR_ERR_NO_GPU, "no CUDA GPU is visible to this rank on host %s (CUDA_VISIBLE_DEVICES=%s); "
                 "check the job's GPU request or use --backend cpu", gr_log_host(), cvd ? cvd : "unset");
     }
@@ -695,7 +696,7 @@ gr_result_t gr_bind_rank_to_gpu(gr_ctx_t ctx, int want_gpu)
                    "gr_config_t.device %s%d is not a GPU of this process (it sees %d: ordinals 0..%d, "
                    "CUDA_VISIBLE_DEVICES=%s); name a visible GPU, or use GR_DEVICE_AUTO",
                    ctx->cfg.device == GR_DEVICE_CURRENT ? "GR_DEVICE_CURRENT = " : "", named, st.ngpu,
-                   st.ngpu - 1, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+                   st.ngpu - 1, gr_env(GR_ENV_CUDA_VISIBLE_DEVICES) ? gr_env(GR_ENV_CUDA_VISIBLE_DEVICES) : "unset");
             r = GR_ERR_INVALID_ARG;
             named = -1;
         }
@@ -731,14 +732,13 @@ gr_result_t gr_bind_rank_to_gpu(gr_ctx_t ctx, int want_gpu)
     lr = (int *)malloc(sizeof(int) * (size_t)node_size);
     if (!recs || !lr) {
         /* cannot take part in the exchange; the job cannot go on anyway */
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "cannot allocate %d node records", node_size);
+        GR_ERROR(GR_SUB_ALL, "cannot allocate %d node records", node_size);
         r = GR_ERR_NOMEM;
         goto done;
     }
     if (MPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, recs, (int)sizeof(mine), MPI_BYTE, node) != MPI_SUCCESS) {
         if (r == GR_SUCCESS)
-            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-                   "MPI_Allgather of the node's GPU facts failed; check the MPI installation");
+            GR_ERROR(GR_SUB_ALL, "MPI_Allgather of the node's GPU facts failed; check the MPI installation");
         r = r == GR_SUCCESS ? GR_ERR_MPI : r;
         goto done;
     }
@@ -767,8 +767,7 @@ gr_result_t gr_bind_rank_to_gpu(gr_ctx_t ctx, int want_gpu)
             if (node_size <= plan.nkeys)
                 snprintf(extra, sizeof(extra), " (local rank %d sees %d GPU(s), all taken by other ranks)",
                          plan.first_unplaced, sees);
-            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-                   "host %s runs %d ranks but has %d GPU(s)%s%s; start at most %d rank(s) per node "
+            GR_ERROR(GR_SUB_ALL, "host %s runs %d ranks but has %d GPU(s)%s%s; start at most %d rank(s) per node "
                    "(mpirun --map-by ppr:%d:node, srun --ntasks-per-node=%d --gpus-per-task=1), or pass "
                    "--share-gpus to put several ranks on one GPU",
                    ctx->host, node_size, plan.nkeys, st.fake ? " (GR_FAKE_GPUS)" : "", extra,
