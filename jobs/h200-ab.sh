@@ -32,8 +32,11 @@ build() { # build TREE: configure and build gpureduce (and the gpu tests when as
     (
         cd "$d" || exit 1
         configure_args build-ab
+        # trees since the benchmark became its own program also need gpureduce-bench
+        local bench=""
+        grep -q gpureduce_bench CMakeLists.txt && bench=gpureduce_bench
         cmake "${CMAKE_ARGS[@]}" >build-ab.log 2>&1 &&
-            cmake --build build-ab -j"$(( $(nproc) / 2 ))" --target gpureduce_cli ${GR_AB_TESTS:+test_cuda_backend test_exact_gpu test_stats_gpu} >>build-ab.log 2>&1
+            cmake --build build-ab -j"$(( $(nproc) / 2 ))" --target gpureduce_cli $bench ${GR_AB_TESTS:+test_cuda_backend test_exact_gpu test_stats_gpu} >>build-ab.log 2>&1
     )
 }
 t0=$SECONDS

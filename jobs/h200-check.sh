@@ -53,7 +53,7 @@ if [ -n "${GR_CHECK_PREBUILT:-}" ] && [ -x "$BUILD/gpureduce" ]; then
     note "build: reusing $BUILD (GR_CHECK_PREBUILT)"
 else
     step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
-    step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli test_cuda_backend test_exact_gpu test_stats_gpu test_read_floor ||
+    step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli gpureduce_bench gr_fault test_cuda_backend test_exact_gpu test_stats_gpu test_read_floor ||
         { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
 fi
 G=$BUILD/gpureduce

@@ -125,10 +125,11 @@ int cli_stats_run(cli_opts_t *o);
  * ranks. Called after MPI_Init; calls MPI_Finalize; returns the exit status. */
 int cli_scale_run(cli_opts_t *o);
 
-/* ---- bench.c ---- */
+/* ---- bench/bench.c (the gpureduce-bench program) ---- */
 
-/* `gpureduce bench ...` (argv[0] is "bench"): sweeps, checks and times the
- * benchmark rows. Calls MPI_Finalize; returns the exit status. */
+/* gpureduce-bench's main after MPI_Init (argv[0] is the program): sweeps,
+ * checks and times the benchmark rows. Calls MPI_Finalize; returns the exit
+ * status. */
 int cli_bench_main(int argc, char **argv);
 
 /* ---- report.c ---- */

@@ -89,3 +89,21 @@ int cli_synthetic_count(const cli_opts_t *o, int np, uint64_t *n)
     }
     return 0;
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void stats3(double *v, int n, double *med, double *min, double *max)
+{
+    if (n <= 0) {
+        *med = *min = *max = 0;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *min = v[0];
+    *max = v[n - 1];
+    *med = (n & 1) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

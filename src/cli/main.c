@@ -2,12 +2,15 @@
  * main.c - the gpureduce command line. Owns argv, output and the exit
  * status; everything numeric happens in libgpureduce.
  */
+#define _DEFAULT_SOURCE /* readlink */
 #include "cli.h"
 #include "gr_env.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int g_rank = 0;
 
@@ -323,8 +326,34 @@ static int dispatch(cli_opts_t *o)
     return run_reduce(o);
 }
 
+/* `gpureduce bench ARGS` is gpureduce-bench ARGS: the benchmark is its own
+ * program (bench/), found beside this one. Before MPI_Init, so the
+ * benchmark's process is the one MPI starts in. Returns only on failure. */
+static int exec_bench(int argc, char **argv)
+{
+    char self[4096], path[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) {
+        snprintf(path, sizeof(path), "gpureduce-bench"); /* from PATH */
+    } else {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(path, sizeof(path), "%s/gpureduce-bench", self);
+    }
+    argv[1] = path;
+    execvp(path, argv + 1);
+    fprintf(stderr, "gpureduce bench: cannot run %s: %s; the benchmark is the program gpureduce-bench, installed "
+            "beside gpureduce (build it with the project, or run it directly)\n", path, strerror(errno));
+    (void)argc;
+    return CLI_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "bench"))
+        return exec_bench(argc, argv);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "gpureduce: MPI_Init failed; run under mpirun or srun, or check the MPI installation\n");
         return CLI_EXIT_FAIL;
@@ -332,8 +361,6 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     /* Errors return to us so ranks can agree instead of dying mid-collective. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (argc > 1 && !strcmp(argv[1], "bench"))
-        return cli_output_finish(cli_bench_main(argc - 1, argv + 1));
     if (argc > 1 && !strcmp(argv[1], "--help-env")) {
         if (g_rank == 0) {
             const gr_env_var_t *t = gr_env_table();

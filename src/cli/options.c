@@ -130,18 +130,6 @@ static int parse_u64(const char *a, uint64_t *v)
     return 0;
 }
 
-int cli_parse_int(const char *a, int lo, int hi, int *v)
-{
-    if (!a || !*a)
-        return -1;
-    char *end = NULL;
-    long x = strtol(a, &end, 10);
-    if (*end || x < lo || x > hi)
-        return -1;
-    *v = (int)x;
-    return 0;
-}
-
 static int set_seed(cli_opts_t *o, const char *a, char *err, size_t len)
 {
     if (parse_u64(a, &o->seed))
@@ -340,47 +328,6 @@ void cli_usage(FILE *f)
         fprintf(f, "  %-20s %s\n", lhs, options[i].help);
     }
     fprintf(f, "\nexample: mpirun -np 2 gpureduce --n 2^28 --dtype f64 --op sum --verify\n");
-}
-
-/* Entries of every option table start with these two fields. */
-typedef struct cli_optname {
-    const char *name;
-    const char *arg;
-} cli_optname_t;
-
-int cli_next_option(int argc, char **argv, int *i, const void *table, size_t stride, int n, const char *prefix,
-                    int *which, const char **val, char *err, size_t len)
-{
-    const char *a = argv[*i];
-    if (!strcmp(a, "-h"))
-        a = "--help";
-    if (strncmp(a, "--", 2) != 0)
-        ERR("%sunexpected argument '%s'", prefix, a);
-    const char *name = a + 2;
-    const char *eq = strchr(name, '=');
-    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-    const cli_optname_t *opt = NULL;
-    for (int k = 0; k < n; ++k) {
-        const cli_optname_t *e = (const cli_optname_t *)(const void *)((const char *)table + (size_t)k * stride);
-        if (strlen(e->name) == nlen && !strncmp(e->name, name, nlen)) {
-            opt = e;
-            *which = k;
-        }
-    }
-    if (!opt)
-        ERR("%sunknown option '%.*s'", prefix, (int)(nlen + 2), a);
-    *val = NULL;
-    if (opt->arg) {
-        if (eq)
-            *val = eq + 1;
-        else if (*i + 1 < argc)
-            *val = argv[++*i];
-        else
-            ERR("--%s needs a value (%s)", opt->name, opt->arg);
-    } else if (eq) {
-        ERR("--%s takes no value", opt->name);
-    }
-    return 0;
 }
 
 int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)

@@ -33,24 +33,6 @@ void csv_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-void stats3(double *v, int n, double *med, double *min, double *max)
-{
-    if (n <= 0) {
-        *med = *min = *max = 0;
-        return;
-    }
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    *min = v[0];
-    *max = v[n - 1];
-    *med = (n & 1) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void value_text(const gr_value_t *v, char *dec, size_t dlen, char *hex, size_t hlen)
 {
     if (v->is_integer && !v->overflow) {

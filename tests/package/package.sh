@@ -67,10 +67,13 @@ done
 if grep -q "GR_WITH_CUDA\|$GR_SRC\|$GR_BUILD" "$prefix/$libdir/cmake/gpureduce/"gpureduceTargets*.cmake; then
     fail "the exported targets carry a private definition or a path of the build tree"
 fi
-extra=$(cd "$prefix" && find . -type f -o -type l | grep -v -E "^\./(include/gpureduce\.h|bin/gpureduce|$libdir/libgpureduce\.(so[.0-9]*|a)|$libdir/cmake/gpureduce/gpureduce[A-Za-z-]*\.cmake|$libdir/pkgconfig/gpureduce\.pc)$" || true)
+extra=$(cd "$prefix" && find . -type f -o -type l | grep -v -E "^\./(include/gpureduce\.h|bin/gpureduce(-bench)?|$libdir/libgpureduce\.(so[.0-9]*|a)|$libdir/cmake/gpureduce/gpureduce[A-Za-z-]*\.cmake|$libdir/pkgconfig/gpureduce\.pc)$" || true)
 [ -z "$extra" ] || fail "installed files beyond the package: $extra"
-# the installed CLI finds the installed library by itself
+# the installed commands find the installed library by themselves
 "$prefix/bin/gpureduce" --help > /dev/null || fail "the installed bin/gpureduce does not run"
+if [ -e "$prefix/bin/gpureduce-bench" ]; then
+    "$prefix/bin/gpureduce-bench" --help > /dev/null || fail "the installed bin/gpureduce-bench does not run"
+fi
 
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 pkg-config --exists gpureduce || fail "pkg-config cannot read gpureduce.pc"
