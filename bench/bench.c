@@ -261,6 +261,7 @@ static int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t
 {
     memset(o, 0, sizeof(*o));
     gr_config_init(&o->cfg);
+    o->cfg.bind = GR_BIND_GPU; /* as the reduce command: bind near the GPU unless told not to */
     o->factor = 4;
     o->dtypes[0] = GR_F32;
     o->ndtypes = 1;

@@ -15,6 +15,12 @@
  * Collectivity: gr_ctx_create, gr_ctx_destroy, gr_buffer_create_synthetic and
  * every gr_reduce_* call are collective over the context's communicator. All
  * ranks must pass the same descriptor; each passes its own local data.
+ *
+ * Embedding (docs/LIBRARY.md): with gr_config_init's defaults the library
+ * changes no process-wide state the application owns (no CPU or memory
+ * binding); every call leaves the calling thread's current CUDA device as it
+ * found it; GPU work is ordered after the caller's stream (gr_stream_t), never
+ * by a device-wide synchronisation.
  */
 #ifndef GPUREDUCE_H
 #define GPUREDUCE_H
@@ -128,9 +134,9 @@ typedef struct gr_ctx *gr_ctx_t;
 
 /** How the context's ranks are placed on GPUs and cores. */
 typedef enum gr_bind_policy {
-    GR_BIND_GPU = 0,      /**< bind cores and memory to the GPU's locality */
+    GR_BIND_GPU = 0,      /**< bind cores and memory to the GPU's locality (the CLI's default) */
     GR_BIND_LAUNCHER = 1, /**< keep whatever binding the launcher set */
-    GR_BIND_NONE = 2      /**< unbind nothing, bind nothing */
+    GR_BIND_NONE = 2      /**< unbind nothing, bind nothing (the library's default) */
 } gr_bind_policy_t;
 
 /** The long library calls that report progress (gr_config_t.progress). */
@@ -151,27 +157,55 @@ typedef enum gr_progress_phase {
  */
 typedef void (*gr_progress_fn)(gr_progress_phase_t phase, uint64_t done, uint64_t total, void *arg);
 
+/** gr_config_t.device: let the library pick a GPU by node-local rank (the CLI's way). */
+#define GR_DEVICE_AUTO (-1)
+/** gr_config_t.device: the calling thread's current CUDA device at gr_ctx_create. */
+#define GR_DEVICE_CURRENT (-2)
+
+/**
+ * A CUDA stream, as a cudaStream_t cast to void * (NULL: none given), so this
+ * header needs no CUDA header: `gr_stream_t s = (gr_stream_t)my_cuda_stream;`.
+ * cudaStreamPerThread and cudaStreamLegacy are accepted too.
+ */
+typedef void *gr_stream_t;
+
+/**
+ * Context configuration. Always fill it with gr_config_init() first, then set
+ * fields: `size` records the layout this program was compiled with, so a
+ * newer library keeps working with it (fields it does not know get their
+ * defaults). The defaults are an application's: no CPU or memory binding,
+ * the GPU picked by node-local rank, no stream of the caller's.
+ * See docs/LIBRARY.md "The embedding contract".
+ */
 typedef struct gr_config {
+    size_t size;             /**< sizeof(gr_config_t), set by gr_config_init; do not change */
     gr_backend_t backend;    /**< default GR_BACKEND_AUTO */
-    gr_bind_policy_t bind;   /**< default GR_BIND_GPU */
-    int share_gpus;          /**< allow more ranks than GPUs on a node */
+    gr_bind_policy_t bind;   /**< default GR_BIND_NONE: process-wide binding only when asked */
+    int share_gpus;          /**< allow more ranks than GPUs on a node (GR_DEVICE_AUTO only) */
     int cpu_threads;         /**< cpu backend threads; 0 = cores available */
     int cuda_grid;           /**< debug: force the grid size; 0 = occupancy */
     int cuda_block;          /**< debug: force the block size; 0 = tuned */
     gr_progress_fn progress; /**< progress of long calls (see gr_progress_fn); default NULL: off */
     void *progress_arg;      /**< passed to progress as arg */
+    int device;              /**< GR_DEVICE_AUTO (default), GR_DEVICE_CURRENT, or a CUDA ordinal of this
+                                  process: with the last two the library makes no GPU choice of its own */
+    gr_stream_t stream;      /**< the caller's stream for every call of this context (default NULL: none;
+                                  work is then ordered only after the legacy default stream) */
 } gr_config_t;
 
-/** Fill *cfg with the defaults above. */
+/** Fill *cfg with the defaults above (and its size). */
 void gr_config_init(gr_config_t *cfg);
 
 /**
- * Create a context on comm (duplicated internally). Picks and binds the GPU
- * (cuda backend) or the thread pool (cpu backend). Collective.
+ * Create a context on comm (duplicated internally). Picks the GPU (cuda
+ * backend; see gr_config_t.device) or the thread pool (cpu backend), and
+ * binds CPUs and memory only when cfg->bind asks for it. NULL cfg: the
+ * defaults. The caller's current CUDA device is as it was on return. Collective.
  */
 gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *ctx);
 
-/** Destroy a context; NULL is accepted. Collective. */
+/** Destroy a context; NULL is accepted. Requests still outstanding are
+ *  completed first (their results dropped). Collective. */
 gr_result_t gr_ctx_destroy(gr_ctx_t ctx);
 
 /** The backend this context runs (never GR_BACKEND_AUTO). */
@@ -249,6 +283,8 @@ typedef struct gr_timing {
 /**
  * Reduce count elements at a device pointer this application owns (cuda
  * backend), or at a host pointer (any backend). timing may be NULL.
+ * gr_reduce_device is ordered after the work queued on the context's stream
+ * (gr_config_t.stream) and returns when the result is on the host.
  */
 gr_result_t gr_reduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count,
                              const gr_desc_t *d, gr_value_t *out, gr_timing_t *timing);
@@ -302,6 +338,70 @@ gr_result_t gr_dot_device(gr_ctx_t ctx, const void *x, const void *y, uint64_t c
 /** dot(x, y) of count elements on this rank, host memory; d->op is ignored. Collective. */
 gr_result_t gr_dot_host(gr_ctx_t ctx, const void *x, const void *y, uint64_t count, const gr_desc_t *d,
                         gr_value_t *out, gr_timing_t *timing);
+
+/* ---------------------------------------------------------------------------
+ * Non-blocking reductions (docs/LIBRARY.md). gr_ireduce_device queues the
+ * local reduction on the GPU, ordered after the work already queued on the
+ * call's stream (gr_call_t.stream, else the context's), with no device-wide
+ * synchronisation, and returns a request at once; gr_wait / gr_test complete
+ * it: the local result is folded and combined across ranks (an MPI
+ * non-blocking collective on the context's own communicator). The result has
+ * the same bits as the blocking call's, on every rank.
+ *
+ * Rules: every rank starts its requests of a context in the same order, with
+ * the same descriptors, and completes each of them (gr_wait, or gr_test until
+ * done; gr_test may be called any number of times on each rank). At most
+ * GR_REQUEST_MAX requests of a context are outstanding at once. Work the
+ * caller queues on the stream after the start is ordered after the library
+ * has read the input, so the buffer may be reused in stream order. Host data
+ * (gr_ireduce_host, and every call on the cpu backend) is reduced locally
+ * before the start returns: only the combine is left to wait for.
+ * A rank-local failure (a bad pointer, a CUDA error) is logged at once and
+ * returned by gr_wait / gr_test, as the blocking call returns it.
+ * ------------------------------------------------------------------------- */
+
+/** Most requests of one context outstanding at once. */
+#define GR_REQUEST_MAX 32
+
+/** An outstanding reduction; gr_wait / gr_test free it and set it to NULL. */
+typedef struct gr_request *gr_request_t;
+
+/** Per-call options; fill with gr_call_init() first (size: as for gr_config_t). */
+typedef struct gr_call {
+    size_t size;             /**< sizeof(gr_call_t), set by gr_call_init */
+    gr_stream_t stream;      /**< the caller's stream for this call; NULL = the context's (gr_config_t.stream) */
+    void *result_dev;        /**< cuda: device address (of the context's GPU) that receives the gr_value_t,
+                                  written on the stream after the combine, on ranks that hold the result;
+                                  NULL = none */
+} gr_call_t;
+
+/** Fill *call with the defaults (no stream of its own, no device result). */
+void gr_call_init(gr_call_t *call);
+
+/**
+ * Start the reduction of count elements at dev_ptr (memory of the context's
+ * GPU, cuda backend). call may be NULL. On success *req is a request to
+ * complete with gr_wait or gr_test. Collective when completed.
+ */
+gr_result_t gr_ireduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, const gr_desc_t *d,
+                              const gr_call_t *call, gr_request_t *req);
+/** The same for host memory (any backend); the local pass runs before it returns. */
+gr_result_t gr_ireduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, const gr_desc_t *d,
+                            const gr_call_t *call, gr_request_t *req);
+
+/**
+ * Complete *req: the result into out (see gr_value_t) and timing (may be
+ * NULL: local = start to local result seen, combine = the rest). Frees the
+ * request and sets *req to NULL, whatever the result. Collective in the
+ * sense above.
+ */
+gr_result_t gr_wait(gr_request_t *req, gr_value_t *out, gr_timing_t *timing);
+
+/**
+ * Like gr_wait when the request can complete without blocking (*done = 1);
+ * else *done = 0, nothing is written and the request stays outstanding.
+ */
+gr_result_t gr_test(gr_request_t *req, int *done, gr_value_t *out, gr_timing_t *timing);
 
 /** A rank's shard held by the backend (device memory for cuda). */
 typedef struct gr_buffer *gr_buffer_t;

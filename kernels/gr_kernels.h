@@ -118,6 +118,14 @@ int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_grid);
 cudaError_t gr_cuda_launch_generate(void *out, int dtype, int gen, uint64_t seed, uint64_t begin, uint64_t n,
                                     cudaStream_t stream);
 
+/* Most bytes gr_cuda_launch_store writes. */
+#define GR_CUDA_STORE_MAX 128
+/*
+ * Write src[0..n) (host memory, n <= GR_CUDA_STORE_MAX) to device address dst,
+ * queued on stream (kernels/store.cu). src is read before the call returns.
+ */
+cudaError_t gr_cuda_launch_store(void *dst, const void *src, size_t n, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -353,6 +353,7 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, char *err, size_t len)
     o->cmd = "reduce";
     gr_desc_init(&o->desc);
     gr_config_init(&o->cfg);
+    o->cfg.bind = GR_BIND_GPU; /* the command owns its process: bind near the GPU unless told not to */
     o->n = (uint64_t)1 << 24;
     o->gen = GR_GEN_UNIFORM;
     o->seed = 1;

@@ -3,6 +3,7 @@
 #include "gr_env.h"
 #include "gr_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,14 +75,21 @@ gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *out)
     if (!out)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_ctx_create: out is NULL");
     *out = NULL;
+    if (cfg && (cfg->size == 0 || cfg->size > sizeof(gr_config_t)))
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ctx_create: gr_config_t.size is %zu; fill the configuration with "
+                                    "gr_config_init() before setting fields", cfg->size);
+    if (cfg && cfg->size >= offsetof(gr_config_t, device) + sizeof(int) && cfg->device < GR_DEVICE_CURRENT)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ctx_create: gr_config_t.device %d is neither a CUDA ordinal, "
+                                    "GR_DEVICE_AUTO nor GR_DEVICE_CURRENT", cfg->device);
     gr_ctx_t ctx = (gr_ctx_t)calloc(1, sizeof(*ctx));
     if (!ctx)
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate a context");
-    if (cfg)
-        ctx->cfg = *cfg;
-    else
-        gr_config_init(&ctx->cfg);
+    gr_config_init(&ctx->cfg);
+    if (cfg) /* an older, shorter gr_config_t keeps the defaults of the fields it lacks */
+        memcpy(&ctx->cfg, cfg, cfg->size);
+    ctx->cfg.size = sizeof(gr_config_t);
     ctx->comm = MPI_COMM_NULL;
+    ctx->req_comm = MPI_COMM_NULL;
     ctx->partial_type = MPI_DATATYPE_NULL;
     ctx->partial_op = MPI_OP_NULL;
     ctx->vpartial_type = MPI_DATATYPE_NULL;
@@ -89,6 +97,12 @@ gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *out)
     ctx->device = -1;
     gr_result_t r = GR_SUCCESS;
     if (MPI_Comm_dup(comm, &ctx->comm) != MPI_SUCCESS) {
+        free(ctx);
+        GR_FAIL(GR_ERR_MPI, "MPI_Comm_dup failed; is MPI initialised?");
+    }
+    /* the non-blocking requests' combines, apart from the blocking collectives */
+    if (MPI_Comm_dup(ctx->comm, &ctx->req_comm) != MPI_SUCCESS) {
+        MPI_Comm_free(&ctx->comm);
         free(ctx);
         GR_FAIL(GR_ERR_MPI, "MPI_Comm_dup failed; is MPI initialised?");
     }
@@ -113,6 +127,7 @@ gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *out)
         if (ctx->bstate && ctx->ops)
             ctx->ops->fini(ctx, ctx->bstate);
         gr_combine_teardown(ctx);
+        MPI_Comm_free(&ctx->req_comm);
         MPI_Comm_free(&ctx->comm);
         free(ctx);
         return r;
@@ -125,9 +140,12 @@ gr_result_t gr_ctx_destroy(gr_ctx_t ctx)
 {
     if (!ctx)
         return GR_SUCCESS;
+    gr_requests_drain(ctx);
     if (ctx->ops && ctx->bstate)
         ctx->ops->fini(ctx, ctx->bstate);
     gr_combine_teardown(ctx);
+    if (ctx->req_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&ctx->req_comm);
     if (ctx->comm != MPI_COMM_NULL)
         MPI_Comm_free(&ctx->comm);
     free(ctx);

@@ -148,6 +148,17 @@ typedef struct gr_backend_ops {
     /* Reduce count elements at ptr (device memory when on_device) into *out. */
     gr_result_t (*reduce)(gr_ctx_t ctx, void *state, const void *ptr, int on_device,
                           uint64_t count, const gr_desc_t *d, gr_partial_t *out);
+    /* Non-blocking device reduce (NULL: the backend has none; host data and
+     * the cpu backend reduce eagerly). start queues the reduce of count
+     * elements at device memory ptr after the work on stream (NULL: none) and
+     * returns a token; poll completes it into *out when it can (block: wait)
+     * and frees the token once it reports done (also on failure). */
+    gr_result_t (*start)(gr_ctx_t ctx, void *state, const void *ptr, uint64_t count, const gr_desc_t *d,
+                         void *stream, int *token);
+    gr_result_t (*poll)(gr_ctx_t ctx, void *state, int token, uint64_t count, const gr_desc_t *d, int block,
+                        int *done, gr_partial_t *out);
+    /* Write bytes[0..n) to device address dst, queued on stream (NULL: the backend's). */
+    gr_result_t (*deliver)(gr_ctx_t ctx, void *state, void *stream, void *dst, const void *bytes, size_t n);
 } gr_backend_ops_t;
 
 extern const gr_backend_ops_t gr_backend_cpu_ops;
@@ -155,6 +166,8 @@ extern const gr_backend_ops_t gr_backend_cpu_ops;
 extern const gr_backend_ops_t *const gr_backend_cuda_ops_ptr;
 /* Number of CUDA devices this process sees (0 without CUDA or without a GPU). */
 int gr_cuda_device_count(void);
+/* The calling thread's current CUDA device (-1 without CUDA or on error). */
+int gr_cuda_current_device(void);
 
 /* ---------------------------------------------------------------------------
  * Placement (binding.c): which GPU, cores and NUMA node a rank uses, and why.
@@ -193,6 +206,11 @@ struct gr_ctx {
     MPI_Datatype vpartial_type; /* gr_vpartial_t (gr_vec.h): dot, nrm2, argmin/argmax, batches */
     MPI_Op vpartial_op;
     gr_placement_t placement;
+    /* non-blocking requests (request.c): their combines run on req_comm,
+     * started in request order (FIFO), so every rank starts them alike */
+    MPI_Comm req_comm;
+    struct gr_request *req_head, *req_tail;
+    int req_count;
 };
 
 struct gr_buffer {
@@ -225,6 +243,14 @@ gr_result_t gr_cpu_reference(int threads, gr_gen_t g, uint64_t seed, uint64_t be
 gr_result_t gr_agree(MPI_Comm comm, gr_result_t local);
 /* Combine p over ctx's ranks into the value at d's root (or everywhere). */
 gr_result_t gr_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, gr_value_t *out);
+/* gr_combine in two halves around any MPI reduce of partial_type/partial_op
+ * (the non-blocking requests use MPI_Ireduce / MPI_Iallreduce): the partial to
+ * send, and the value from the reduced partial `all` (p: this rank's own). */
+void gr_combine_prepare(const gr_partial_t *p, gr_partial_t *mine);
+gr_result_t gr_combine_result(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, const gr_partial_t *all,
+                              gr_value_t *out);
+/* Complete every outstanding request of ctx, dropping results (gr_ctx_destroy). */
+void gr_requests_drain(gr_ctx_t ctx);
 
 /* Report progress through the caller's gr_config_t.progress: rank 0 only,
  * nothing for an empty shard (see gr_progress_fn). */

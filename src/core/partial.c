@@ -186,29 +186,41 @@ void gr_combine_teardown(gr_ctx_t ctx)
         MPI_Type_free(&ctx->partial_type);
 }
 
+void gr_combine_prepare(const gr_partial_t *p, gr_partial_t *mine)
+{
+    *mine = *p;
+    gr_xacc_normalize(&mine->sum); /* headroom for up to 2^31 ranks */
+    mine->adds = 0;
+}
+
+gr_result_t gr_combine_result(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, const gr_partial_t *all,
+                              gr_value_t *out)
+{
+    if (d->all_ranks || ctx->rank == d->root) {
+        if (all->failed > 0) {
+            memset(out, 0, sizeof(*out));
+            if (p->failed)
+                return (gr_result_t)p->failed_code;
+            GR_FAIL((gr_result_t)all->failed_code,
+                    "%lld rank(s) failed their local reduction, first rank %lld (%s); see that rank's "
+                    "message above", (long long)all->failed, (long long)all->failed_rank,
+                    gr_strerror((gr_result_t)all->failed_code));
+        }
+        gr_partial_finish(all, d, out);
+    } else {
+        memset(out, 0, sizeof(*out));
+    }
+    return p->failed ? (gr_result_t)p->failed_code : GR_SUCCESS;
+}
+
 gr_result_t gr_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_partial_t *p, gr_value_t *out)
 {
-    gr_partial_t mine = *p, all;
-    gr_xacc_normalize(&mine.sum); /* headroom for up to 2^31 ranks */
-    mine.adds = 0;
+    gr_partial_t mine, all;
+    gr_combine_prepare(p, &mine);
     if (d->all_ranks) {
         GR_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, ctx->partial_type, ctx->partial_op, ctx->comm));
     } else {
         GR_MPI_CHECK(MPI_Reduce(&mine, &all, 1, ctx->partial_type, ctx->partial_op, d->root, ctx->comm));
     }
-    if (d->all_ranks || ctx->rank == d->root) {
-        if (all.failed > 0) {
-            memset(out, 0, sizeof(*out));
-            if (p->failed)
-                return (gr_result_t)p->failed_code;
-            GR_FAIL((gr_result_t)all.failed_code,
-                    "%lld rank(s) failed their local reduction, first rank %lld (%s); see that rank's "
-                    "message above", (long long)all.failed, (long long)all.failed_rank,
-                    gr_strerror((gr_result_t)all.failed_code));
-        }
-        gr_partial_finish(&all, d, out);
-    } else {
-        memset(out, 0, sizeof(*out));
-    }
-    return p->failed ? (gr_result_t)p->failed_code : GR_SUCCESS;
+    return gr_combine_result(ctx, d, p, &all, out);
 }

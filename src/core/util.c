@@ -68,8 +68,18 @@ const char *gr_gen_name(gr_gen_t g)
 void gr_config_init(gr_config_t *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
+    cfg->size = sizeof(*cfg);
     cfg->backend = GR_BACKEND_AUTO;
-    cfg->bind = GR_BIND_GPU;
+    /* an application owns its process: binding only when asked (the CLI asks) */
+    cfg->bind = GR_BIND_NONE;
+    cfg->device = GR_DEVICE_AUTO;
+    cfg->stream = NULL;
+}
+
+void gr_call_init(gr_call_t *call)
+{
+    memset(call, 0, sizeof(*call));
+    call->size = sizeof(*call);
 }
 
 void gr_desc_init(gr_desc_t *d)

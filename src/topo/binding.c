@@ -686,12 +686,28 @@ gr_result_t gr_bind_rank_to_gpu(gr_ctx_t ctx, int want_gpu)
     if (r == GR_SUCCESS)
         r = launcher_mask(&st, local_rank);
 
+    /* The application named the GPU (an ordinal or its current device): the
+     * library makes no choice of its own, and sharing is the caller's call. */
+    int named = -1;
+    if (r == GR_SUCCESS && want_gpu && ctx->cfg.device != GR_DEVICE_AUTO) {
+        named = ctx->cfg.device == GR_DEVICE_CURRENT ? gr_cuda_current_device() : ctx->cfg.device;
+        if (named < 0 || named >= st.ngpu) {
+            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+                   "gr_config_t.device %s%d is not a GPU of this process (it sees %d: ordinals 0..%d, "
+                   "CUDA_VISIBLE_DEVICES=%s); name a visible GPU, or use GR_DEVICE_AUTO",
+                   ctx->cfg.device == GR_DEVICE_CURRENT ? "GR_DEVICE_CURRENT = " : "", named, st.ngpu,
+                   st.ngpu - 1, gr_env(GR_ENV_CUDA_VISIBLE_DEVICES) ? gr_env(GR_ENV_CUDA_VISIBLE_DEVICES) : "unset");
+            r = GR_ERR_INVALID_ARG;
+            named = -1;
+        }
+    }
+
     node_rec_t mine;
     memset(&mine, 0, sizeof(mine));
     mine.failed = r != GR_SUCCESS;
     /* Sharing is an error only where a GPU will really be used, or in a
      * fake-GPU plan that stands for such a run. */
-    mine.may_share = ctx->cfg.share_gpus || !(want_gpu || st.fake);
+    mine.may_share = ctx->cfg.share_gpus || named >= 0 || !(want_gpu || st.fake);
     mine.launcher_bound = st.launcher_bound;
     if (r == GR_SUCCESS) {
         hwloc_bitmap_t both = hwloc_bitmap_alloc();
@@ -762,14 +778,19 @@ gr_result_t gr_bind_rank_to_gpu(gr_ctx_t ctx, int want_gpu)
     }
 
     /* 4. this rank's GPU and binding (none when the node's plan failed) */
-    int g = r == GR_SUCCESS ? plan.pick[node_rank] : -1;
+    int g = r == GR_SUCCESS ? (named >= 0 ? named : plan.pick[node_rank]) : -1;
     if (g >= 0) {
         placed = 1;
         pl->gpu = g;
         snprintf(pl->gpu_name, sizeof(pl->gpu_name), "%s", st.gpus[g].name);
         snprintf(pl->pci_bus_id, sizeof(pl->pci_bus_id), "%s", st.gpus[g].pci_bus_id);
         int k = key_index(&plan, st.key[g]);
-        describe_choice(pl, plan.how[node_rank], lr_source, k >= 0 ? plan.users[k] : 0, ctx->cfg.share_gpus);
+        if (named >= 0 && ctx->cfg.device == GR_DEVICE_CURRENT)
+            snprintf(pl->gpu_choice, sizeof(pl->gpu_choice), "the caller's current device (GR_DEVICE_CURRENT)");
+        else if (named >= 0)
+            snprintf(pl->gpu_choice, sizeof(pl->gpu_choice), "named by the caller (gr_config_t.device = %d)", g);
+        else
+            describe_choice(pl, plan.how[node_rank], lr_source, k >= 0 ? plan.users[k] : 0, ctx->cfg.share_gpus);
         if (want_gpu) {
             ctx->device = g;
             snprintf(ctx->gpu_name, sizeof(ctx->gpu_name), "%s", st.gpus[g].name);

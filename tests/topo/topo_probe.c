@@ -117,6 +117,7 @@ int main(int argc, char **argv)
 
     gr_config_t cfg;
     gr_config_init(&cfg);
+    cfg.bind = GR_BIND_GPU; /* the CLI's default, which these tests check (the library's is none) */
     const char *e_gpu = NULL, *e_pci = NULL, *e_cpuset = NULL, *e_numa = NULL, *e_lr = NULL;
     const char *e_bound = NULL, *e_choice = NULL, *e_error = NULL;
     int check_affinity = 0, quiet = 0;

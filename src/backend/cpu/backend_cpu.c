@@ -291,6 +291,7 @@ static gr_result_t cpu_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on
 
 const gr_backend_ops_t gr_backend_cpu_ops = {
     "cpu", cpu_init, cpu_fini, cpu_alloc, cpu_free, cpu_generate, cpu_reduce,
+    NULL, NULL, NULL, /* no non-blocking device form, no device delivery: host work is eager */
 };
 
 /* ---- reference: regenerate on the fly and sum exactly ------------------ */

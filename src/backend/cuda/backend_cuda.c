@@ -3,7 +3,9 @@
  * through the extern "C" launchers of kernels/gr_kernels.h.
  *
  * Per context: one stream (a blocking stream, so it orders after work the
- * application put on the legacy default stream), the reduce kernel's scratch
+ * application put on the legacy default stream; where the caller gives a
+ * stream, ours waits on an event recorded on it, never on the whole device),
+ * the reduce kernel's scratch
  * (one partial per block, sized for the largest grid this context launches)
  * and ticket, and GR_CUDA_SLOTS result slots in mapped pinned host memory.
  * The kernel's last block writes a gr_local_t into a slot, with no copy
@@ -25,6 +27,12 @@
  *
  * f16 / bf16 data stays 2 bytes per element on the GPU and in the staging
  * buffers: the kernels read halves and widen them in registers.
+ *
+ * Non-blocking requests (request.c) take result slots GR_CUDA_SLOTS.. of
+ * their own, one each, and record that slot's event after their launch; the
+ * caller's stream then waits on it, so its later work may reuse the input.
+ * Every entry point saves and restores the caller's current device
+ * (gr_cuda_enter / gr_cuda_leave).
  */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
@@ -37,6 +45,30 @@ static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); } /* f32, f64,
 static int is_minmax(gr_op_kind_t k) { return k == GR_OP_MIN || k == GR_OP_MAX; }
 
 /* ---- discovery (no context needed) ------------------------------------- */
+
+int gr_cuda_current_device(void)
+{
+    int d = -1;
+    if (cudaGetDevice(&d) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return d;
+}
+
+gr_result_t gr_cuda_enter(int device, int *prev)
+{
+    *prev = gr_cuda_current_device();
+    if (*prev != device)
+        GR_CUDA_CHECK(cudaSetDevice(device));
+    return GR_SUCCESS;
+}
+
+void gr_cuda_leave(int device, int prev)
+{
+    if (prev >= 0 && prev != device)
+        GR_CUDA_IGNORE(cudaSetDevice(prev));
+}
 
 int gr_cuda_device_count(void)
 {
@@ -102,13 +134,8 @@ static void free_staging(cuda_state_t *s)
     s->stage_bytes = 0;
 }
 
-static void cuda_fini(gr_ctx_t ctx, void *state)
+static void fini_state(cuda_state_t *s)
 {
-    (void)ctx;
-    cuda_state_t *s = (cuda_state_t *)state;
-    if (!s)
-        return;
-    GR_CUDA_IGNORE(cudaSetDevice(s->device));
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
     gr_cuda_stats_release(s);
@@ -124,18 +151,31 @@ static void cuda_fini(gr_ctx_t ctx, void *state)
         GR_CUDA_IGNORE(cudaFree(s->ticket));
     if (s->res_host)
         GR_CUDA_IGNORE(cudaFreeHost(s->res_host));
-    for (int i = 0; i < GR_CUDA_SLOTS; ++i)
+    for (int i = 0; i < GR_CUDA_NSLOTS; ++i)
         if (s->done[i])
             GR_CUDA_IGNORE(cudaEventDestroy(s->done[i]));
+    if (s->in_ev)
+        GR_CUDA_IGNORE(cudaEventDestroy(s->in_ev));
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamDestroy(s->stream));
     free(s);
 }
 
+static void cuda_fini(gr_ctx_t ctx, void *state)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    if (!s)
+        return;
+    int prev = -1;
+    if (gr_cuda_enter(s->device, &prev) != GR_SUCCESS)
+        return; /* logged; leaking is all that is left to do */
+    fini_state(s);
+    gr_cuda_leave(s->device, prev);
+}
+
 static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
 {
-    if (s->device < 0)
-        GR_FAIL(GR_ERR_INTERNAL, "cuda backend started without a bound GPU; report this as a bug");
     int block = ctx->cfg.cuda_block;
     if (block == 0)
         block = GR_CUDA_BLOCK_DEFAULT;
@@ -149,14 +189,14 @@ static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
     s->grid_override = ctx->cfg.cuda_grid;
     s->block_forced = ctx->cfg.cuda_block != 0;
 
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, s->device));
     GR_CUDA_CHECK(cudaStreamCreate(&s->stream));
-    for (int i = 0; i < GR_CUDA_SLOTS; ++i)
+    GR_CUDA_CHECK(cudaEventCreateWithFlags(&s->in_ev, cudaEventDisableTiming));
+    for (int i = 0; i < GR_CUDA_NSLOTS; ++i)
         GR_CUDA_CHECK(cudaEventCreateWithFlags(&s->done[i], cudaEventDisableTiming));
-    GR_CUDA_CHECK(cudaHostAlloc((void **)&s->res_host, GR_CUDA_SLOTS * sizeof(gr_local_t), cudaHostAllocMapped));
+    GR_CUDA_CHECK(cudaHostAlloc((void **)&s->res_host, GR_CUDA_NSLOTS * sizeof(gr_local_t), cudaHostAllocMapped));
     GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&s->res_dev, s->res_host, 0));
-    memset(s->res_host, 0, GR_CUDA_SLOTS * sizeof(gr_local_t));
+    memset(s->res_host, 0, GR_CUDA_NSLOTS * sizeof(gr_local_t));
 
     int max_grid = 1;
     for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
@@ -187,13 +227,23 @@ static gr_result_t cuda_init(gr_ctx_t ctx, void **state)
     if (!s)
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate the cuda backend state");
     s->device = ctx->device;
-    gr_result_t r = init_state(ctx, s);
+    if (s->device < 0) {
+        free(s);
+        GR_FAIL(GR_ERR_INTERNAL, "cuda backend started without a bound GPU; report this as a bug");
+    }
+    int prev = -1;
+    gr_result_t r = gr_cuda_enter(s->device, &prev);
     if (r != GR_SUCCESS) {
-        cuda_fini(ctx, s);
+        free(s);
         return r;
     }
-    *state = s;
-    return GR_SUCCESS;
+    r = init_state(ctx, s);
+    if (r != GR_SUCCESS)
+        fini_state(s);
+    else
+        *state = s;
+    gr_cuda_leave(s->device, prev);
+    return r;
 }
 
 /* ---- memory and generation ---------------------------------------------- */
@@ -207,21 +257,26 @@ static gr_result_t cuda_alloc(gr_ctx_t ctx, void *state, uint64_t count, gr_dtyp
         GR_FAIL(GR_ERR_INVALID_ARG, "%llu %s elements do not fit in this process's address space; use more ranks",
                 (unsigned long long)count, gr_dtype_name(t));
     size_t bytes = (size_t)(count ? count : 1) * esz;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
     cudaError_t e = cudaMalloc(ptr, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+            (void)cudaGetLastError();
+        (void)cudaGetLastError();
+        *ptr = NULL;
+        gr_cuda_leave(s->device, prev);
+        GR_FAIL(GR_ERR_DEVMEM, "cannot allocate %zu bytes (%.2f GiB) of GPU memory on GPU %d (%s) for %llu %s "
+                               "elements: %.2f GiB free of %.2f GiB; use fewer elements per rank, more ranks "
+                               "or GPUs, or a GPU with more memory",
+                bytes, (double)bytes / 1073741824.0, s->device, ctx->gpu_name, (unsigned long long)count,
+                gr_dtype_name(t), (double)free_b / 1073741824.0, (double)total_b / 1073741824.0);
+    }
+    gr_cuda_leave(s->device, prev);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         *ptr = NULL;
-        if (e == cudaErrorMemoryAllocation) {
-            size_t free_b = 0, total_b = 0;
-            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
-                (void)cudaGetLastError();
-            GR_FAIL(GR_ERR_DEVMEM, "cannot allocate %zu bytes (%.2f GiB) of GPU memory on GPU %d (%s) for %llu %s "
-                                   "elements: %.2f GiB free of %.2f GiB; use fewer elements per rank, more ranks "
-                                   "or GPUs, or a GPU with more memory",
-                    bytes, (double)bytes / 1073741824.0, s->device, ctx->gpu_name, (unsigned long long)count,
-                    gr_dtype_name(t), (double)free_b / 1073741824.0, (double)total_b / 1073741824.0);
-        }
         GR_CUDA_LOG_("cudaMalloc(ptr, bytes)", e);
         return GR_ERR_CUDA;
     }
@@ -234,8 +289,11 @@ static void cuda_free(gr_ctx_t ctx, void *state, void *ptr)
     cuda_state_t *s = (cuda_state_t *)state;
     if (!ptr)
         return;
-    GR_CUDA_IGNORE(cudaSetDevice(s->device));
+    int prev = -1;
+    if (gr_cuda_enter(s->device, &prev) != GR_SUCCESS)
+        return;
     GR_CUDA_IGNORE(cudaFree(ptr));
+    gr_cuda_leave(s->device, prev);
 }
 
 static gr_result_t cuda_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_t t, gr_gen_t g, uint64_t seed,
@@ -243,10 +301,14 @@ static gr_result_t cuda_generate(gr_ctx_t ctx, void *state, void *ptr, gr_dtype_
 {
     (void)ctx;
     cuda_state_t *s = (cuda_state_t *)state;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
-    GR_CUDA_CHECK(gr_cuda_launch_generate(ptr, (int)t, (int)g, seed, begin, count, s->stream));
-    GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    return GR_SUCCESS;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
+    gr_result_t r = GR_SUCCESS;
+    GR_CUDA_CHECK_GOTO(gr_cuda_launch_generate(ptr, (int)t, (int)g, seed, begin, count, s->stream), r, out);
+    GR_CUDA_CHECK_GOTO(cudaStreamSynchronize(s->stream), r, out);
+out:
+    gr_cuda_leave(s->device, prev);
+    return r;
 }
 
 /* ---- reduction ------------------------------------------------------------ */
@@ -274,7 +336,7 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
     if (!s->xscratch) {
         GR_CUDA_CHECK(cudaMalloc(&s->xscratch, gr_cuda_exact_scratch_bytes()));
         GR_CUDA_CHECK(cudaMemsetAsync(s->xscratch, 0, gr_cuda_exact_scratch_bytes(), s->stream));
-        GR_CUDA_CHECK(cudaHostAlloc((void **)&s->xres_host, GR_CUDA_SLOTS * sizeof(gr_exact_result_t),
+        GR_CUDA_CHECK(cudaHostAlloc((void **)&s->xres_host, GR_CUDA_NSLOTS * sizeof(gr_exact_result_t),
                                     cudaHostAllocMapped));
         GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&s->xres_dev, s->xres_host, 0));
     }
@@ -366,17 +428,23 @@ static gr_result_t launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, co
     return GR_SUCCESS;
 }
 
-/* Wait for slot `slot` and fold its result (n elements) into out: by its event
- * (staged path), or by polling the slot, then a stream sync (device path). */
-static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, int by_event,
+/* How finish_slot waits for a launch. */
+enum {
+    WAIT_EVENT = 0,      /* the slot's event (staged path: two launches in flight) */
+    WAIT_POLL_STREAM = 1,/* poll the slot, then a sync of our stream (blocking device path) */
+    WAIT_POLL_EVENT = 2  /* poll the slot, then its event (requests: later launches may be queued) */
+};
+
+/* Wait for slot `slot` and fold its result (n elements) into out. */
+static gr_result_t finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, int how,
                                gr_partial_t *out)
 {
     if (is_exact_float(d)) /* the exact launch always records its event */
         return finish_exact(s, n, slot, out);
     gr_local_t loc;
-    const uint64_t spin = by_event ? 0 : gr_cuda_reduce_spin_ns(n * (uint64_t)gr_dtype_size(d->dtype));
-    GR_CUDA_CHECK(gr_cuda_reduce_wait(&s->res_host[slot], s->seq[slot], s->stream, by_event ? s->done[slot] : NULL,
-                                      spin, &loc));
+    const uint64_t spin = how == WAIT_EVENT ? 0 : gr_cuda_reduce_spin_ns(n * (uint64_t)gr_dtype_size(d->dtype));
+    GR_CUDA_CHECK(gr_cuda_reduce_wait(&s->res_host[slot], s->seq[slot], s->stream,
+                                      how == WAIT_POLL_STREAM ? NULL : s->done[slot], spin, &loc));
     if (loc.count != n || loc.reserved != (int32_t)s->seq[slot])
         GR_FAIL(GR_ERR_INTERNAL, "the reduce kernel completed without writing its result (count %llu, expected "
                                  "%llu; sequence %d, expected %u); rerun under compute-sanitizer and report it",
@@ -394,7 +462,23 @@ gr_result_t gr_cuda_launch_slot(cuda_state_t *s, const void *dptr, uint64_t n, c
 
 gr_result_t gr_cuda_finish_slot(cuda_state_t *s, uint64_t n, const gr_desc_t *d, int slot, gr_partial_t *out)
 {
-    return finish_slot(s, n, d, slot, 1, out);
+    return finish_slot(s, n, d, slot, WAIT_EVENT, out);
+}
+
+/* Order our stream after the work queued so far on the caller's stream
+ * (NULL: none given): an event on it, waited for by our stream alone. */
+gr_result_t gr_cuda_order_after(cuda_state_t *s, void *stream)
+{
+    if (!stream || (cudaStream_t)stream == s->stream)
+        return GR_SUCCESS;
+    cudaError_t e = cudaEventRecord(s->in_ev, (cudaStream_t)stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        GR_FAIL(GR_ERR_INVALID_ARG, "cannot record an event on the caller's stream %p (%s): pass a live stream of "
+                                    "the context's GPU %d", stream, cudaGetErrorString(e), s->device);
+    }
+    GR_CUDA_CHECK(cudaStreamWaitEvent(s->stream, s->in_ev, 0));
+    return GR_SUCCESS;
 }
 
 static gr_result_t device_view(cuda_state_t *s, const void *ptr, const void **dptr)
@@ -449,7 +533,7 @@ static gr_result_t reduce_host(cuda_state_t *s, const void *ptr, uint64_t count,
     for (uint64_t k = 0; k < nchunks; ++k) {
         int b = (int)(k % GR_CUDA_SLOTS);
         if (k >= GR_CUDA_SLOTS) /* slot b's buffers are free once chunk k-2 is done */
-            GR_CHECK(finish_slot(s, pending[b], d, b, 1, out));
+            GR_CHECK(finish_slot(s, pending[b], d, b, WAIT_EVENT, out));
         uint64_t first = k * chunk;
         uint64_t nk = count - first < chunk ? count - first : chunk;
         memcpy(s->stage_host[b], (const char *)ptr + first * esz, (size_t)nk * esz);
@@ -460,25 +544,22 @@ static gr_result_t reduce_host(cuda_state_t *s, const void *ptr, uint64_t count,
     }
     uint64_t k0 = nchunks > GR_CUDA_SLOTS ? nchunks - GR_CUDA_SLOTS : 0;
     for (uint64_t k = k0; k < nchunks; ++k)
-        GR_CHECK(finish_slot(s, pending[k % GR_CUDA_SLOTS], d, (int)(k % GR_CUDA_SLOTS), 1, out));
+        GR_CHECK(finish_slot(s, pending[k % GR_CUDA_SLOTS], d, (int)(k % GR_CUDA_SLOTS), WAIT_EVENT, out));
     return GR_SUCCESS;
 }
 
-static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count,
-                               const gr_desc_t *d, gr_partial_t *out)
+static gr_result_t reduce_in(gr_ctx_t ctx, cuda_state_t *s, const void *ptr, int on_device, uint64_t count,
+                             const gr_desc_t *d, gr_partial_t *out)
 {
-    (void)ctx;
-    cuda_state_t *s = (cuda_state_t *)state;
-    gr_partial_init(out);
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     gr_result_t r;
     if (on_device) {
         const void *dptr = ptr;
         if (count > 0)
             GR_CHECK(device_view(s, ptr, &dptr));
+        GR_CHECK(gr_cuda_order_after(s, ctx->cfg.stream));
         r = launch_slot(s, dptr, count, d, 0, 0);
         if (r == GR_SUCCESS)
-            r = finish_slot(s, count, d, 0, 0, out);
+            r = finish_slot(s, count, d, 0, WAIT_POLL_STREAM, out);
     } else {
         r = reduce_host(s, ptr, count, d, out);
     }
@@ -487,8 +568,121 @@ static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int o
     return r;
 }
 
+static gr_result_t cuda_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count,
+                               const gr_desc_t *d, gr_partial_t *out)
+{
+    cuda_state_t *s = (cuda_state_t *)state;
+    gr_partial_init(out);
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
+    gr_result_t r = reduce_in(ctx, s, ptr, on_device, count, d, out);
+    gr_cuda_leave(s->device, prev);
+    return r;
+}
+
+/* ---- non-blocking requests (request.c) ------------------------------------ */
+
+static gr_result_t start_in(cuda_state_t *s, const void *ptr, uint64_t count, const gr_desc_t *d, void *stream,
+                            int *token)
+{
+    int k = 0;
+    while (k < GR_REQUEST_MAX && s->req_busy[k])
+        ++k;
+    if (k == GR_REQUEST_MAX) /* request.c keeps at most GR_REQUEST_MAX outstanding */
+        GR_FAIL(GR_ERR_INTERNAL, "no free request slot with fewer than %d requests outstanding; report this as a bug",
+                GR_REQUEST_MAX);
+    const void *dptr = ptr;
+    if (count > 0)
+        GR_CHECK(device_view(s, ptr, &dptr));
+    GR_CHECK(gr_cuda_order_after(s, stream));
+    const int slot = GR_CUDA_SLOTS + k;
+    gr_result_t r = launch_slot(s, dptr, count, d, slot, 1);
+    /* the caller's later work on its stream (reusing the input) waits for our read */
+    if (r == GR_SUCCESS && stream && (cudaStream_t)stream != s->stream)
+        GR_CUDA_CHECK_GOTO(cudaStreamWaitEvent((cudaStream_t)stream, s->done[slot], 0), r, fail);
+    if (r != GR_SUCCESS)
+        goto fail;
+    s->req_busy[k] = 1;
+    *token = k;
+    return GR_SUCCESS;
+fail:
+    GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    return r;
+}
+
+static gr_result_t cuda_start(gr_ctx_t ctx, void *state, const void *ptr, uint64_t count, const gr_desc_t *d,
+                              void *stream, int *token)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
+    gr_result_t r = start_in(s, ptr, count, d, stream, token);
+    gr_cuda_leave(s->device, prev);
+    return r;
+}
+
+static gr_result_t poll_in(cuda_state_t *s, int k, uint64_t count, const gr_desc_t *d, int block, int *done,
+                           gr_partial_t *out)
+{
+    const int slot = GR_CUDA_SLOTS + k;
+    if (!block) {
+        cudaError_t e = cudaEventQuery(s->done[slot]);
+        if (e == cudaErrorNotReady)
+            return GR_SUCCESS;
+        if (e != cudaSuccess) {
+            s->req_busy[k] = 0;
+            *done = 1;
+            (void)cudaGetLastError();
+            GR_FAIL(GR_CUDA_RESULT_(e), "CUDA error while testing a non-blocking reduction on GPU %d: %s; an "
+                                        "earlier kernel on the GPU failed, see compute-sanitizer",
+                    s->device, cudaGetErrorString(e));
+        }
+    }
+    gr_partial_init(out);
+    gr_result_t r = finish_slot(s, count, d, slot, WAIT_POLL_EVENT, out);
+    s->req_busy[k] = 0;
+    *done = 1;
+    return r;
+}
+
+static gr_result_t cuda_poll(gr_ctx_t ctx, void *state, int token, uint64_t count, const gr_desc_t *d, int block,
+                             int *done, gr_partial_t *out)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    *done = 0;
+    int prev = -1;
+    gr_result_t r = gr_cuda_enter(s->device, &prev);
+    if (r != GR_SUCCESS) {
+        s->req_busy[token] = 0;
+        *done = 1;
+        return r;
+    }
+    r = poll_in(s, token, count, d, block, done, out);
+    gr_cuda_leave(s->device, prev);
+    return r;
+}
+
+static gr_result_t cuda_deliver(gr_ctx_t ctx, void *state, void *stream, void *dst, const void *bytes, size_t n)
+{
+    (void)ctx;
+    cuda_state_t *s = (cuda_state_t *)state;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
+    const void *ddst = NULL;
+    gr_result_t r = device_view(s, dst, &ddst);
+    if (r == GR_SUCCESS)
+        GR_CUDA_CHECK_GOTO(gr_cuda_launch_store((void *)ddst, bytes, n, stream ? (cudaStream_t)stream : s->stream),
+                           r, out);
+out:
+    gr_cuda_leave(s->device, prev);
+    return r;
+}
+
 static const gr_backend_ops_t gr_backend_cuda_ops = {
     "cuda", cuda_init, cuda_fini, cuda_alloc, cuda_free, cuda_generate, cuda_reduce,
+    cuda_start, cuda_poll, cuda_deliver,
 };
 
 const gr_backend_ops_t *const gr_backend_cuda_ops_ptr = &gr_backend_cuda_ops;

@@ -56,13 +56,15 @@ static gr_result_t alloc_state(cuda_state_t *s, cuda_stats_state_t *st)
     const size_t sb = gr_cuda_stats_scratch_bytes();
     for (int i = 0; i < GR_CUDA_SLOTS; ++i) {
         GR_CUDA_CHECK(cudaMalloc(&st->scratch[i], sb));
-        GR_CUDA_CHECK(cudaMemset(st->scratch[i], 0, sb));
+        GR_CUDA_CHECK(cudaMemsetAsync(st->scratch[i], 0, sb, s->stream));
         GR_CUDA_CHECK(cudaEventCreateWithFlags(&st->done[i], cudaEventDisableTiming));
     }
     GR_CUDA_CHECK(cudaHostAlloc((void **)&st->res_host, GR_CUDA_SLOTS * sizeof(gr_stats_result_t),
                                 cudaHostAllocMapped));
     GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&st->res_dev, st->res_host, 0));
-    GR_CUDA_CHECK(cudaDeviceSynchronize()); /* the scratch is zero before any launch reads it */
+    /* the scratch is zero before any launch reads it (launches go on s->stream,
+     * or on a pipeline stream after this sync); no device-wide sync */
+    GR_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return GR_SUCCESS;
 }
 
@@ -92,7 +94,6 @@ gr_result_t gr_cuda_stats_launch(cuda_state_t *s, const void *dptr, uint64_t n, 
         GR_FAIL(GR_ERR_UNSUPPORTED, "--op stats has no GPU kernel for dtype %s; use f32, f64, i32 or i64 (widen "
                                     "f16/bf16 data to f32), or --backend cpu",
                 gr_dtype_name(t));
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     cuda_stats_state_t *st = NULL;
     GR_CHECK(stats_state(s, &st));
     if (st->pending[slot])
@@ -135,7 +136,6 @@ gr_result_t gr_cuda_stats_collect(cuda_state_t *s, int slot, gr_stats_part_t *p)
     if (slot < 0 || slot >= GR_CUDA_SLOTS || !st || !st->pending[slot])
         GR_FAIL(GR_ERR_INTERNAL, "stats slot %d collected without a launch; report this as a bug", slot);
     st->pending[slot] = 0;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(cudaEventSynchronize(st->done[slot]));
     gr_stats_result_t r;
     memcpy(&r, (const void *)&st->res_host[slot], sizeof(r));
@@ -167,10 +167,9 @@ gr_result_t gr_cuda_stats_collect(cuda_state_t *s, int slot, gr_stats_part_t *p)
 }
 
 /* gr_stats_device / gr_stats_buffer on this backend: slot 0 on the context's stream. */
-static gr_result_t cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t count, gr_dtype_t t, gr_stats_part_t *p)
+static gr_result_t stats_local_in(gr_ctx_t ctx, cuda_state_t *s, const void *ptr, uint64_t count, gr_dtype_t t,
+                                  gr_stats_part_t *p)
 {
-    cuda_state_t *s = (cuda_state_t *)ctx->bstate;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     const void *dptr = ptr;
     if (count > 0) {
         struct cudaPointerAttributes a;
@@ -193,11 +192,22 @@ static gr_result_t cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t coun
             GR_FAIL(GR_ERR_INVALID_ARG, "gr_stats_device: %p is not aligned to the %zu-byte %s elements", ptr,
                     gr_dtype_size(t), gr_dtype_name(t));
     }
+    GR_CHECK(gr_cuda_order_after(s, ctx->cfg.stream));
     gr_result_t r = gr_cuda_stats_launch(s, dptr, count, t, 0, s->stream);
     if (r == GR_SUCCESS)
         r = gr_cuda_stats_collect(s, 0, p);
     if (r != GR_SUCCESS)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    return r;
+}
+
+static gr_result_t cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t count, gr_dtype_t t, gr_stats_part_t *p)
+{
+    cuda_state_t *s = (cuda_state_t *)ctx->bstate;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
+    gr_result_t r = stats_local_in(ctx, s, ptr, count, t, p);
+    gr_cuda_leave(s->device, prev);
     return r;
 }
 

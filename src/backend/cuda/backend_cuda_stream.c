@@ -64,13 +64,16 @@ static void cs_close(void *stream)
     cuda_stream_t *c = (cuda_stream_t *)stream;
     if (!c)
         return;
-    GR_CUDA_IGNORE(cudaSetDevice(c->s->device));
-    /* nothing may still read or write the buffers (after a failed begin, too) */
-    GR_CUDA_IGNORE(cudaStreamSynchronize(c->s->stream));
-    for (int k = 0; k < GR_STREAM_SLOTS; ++k)
-        for (int e = 0; e < EV_COUNT; ++e)
-            if (c->ev[k][e])
-                GR_CUDA_IGNORE(cudaEventDestroy(c->ev[k][e]));
+    int prev = -1;
+    if (gr_cuda_enter(c->s->device, &prev) == GR_SUCCESS) {
+        /* nothing may still read or write the buffers (after a failed begin, too) */
+        GR_CUDA_IGNORE(cudaStreamSynchronize(c->s->stream));
+        for (int k = 0; k < GR_STREAM_SLOTS; ++k)
+            for (int e = 0; e < EV_COUNT; ++e)
+                if (c->ev[k][e])
+                    GR_CUDA_IGNORE(cudaEventDestroy(c->ev[k][e]));
+        gr_cuda_leave(c->s->device, prev);
+    }
     free(c);
 }
 
@@ -102,8 +105,12 @@ static gr_result_t cs_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void 
     c->gpu_name = ctx->gpu_name;
     c->host = s->pipe_host;
     c->dev = s->pipe_dev;
-    gr_result_t r = GR_SUCCESS;
-    GR_CUDA_CHECK_GOTO(cudaSetDevice(s->device), r, fail);
+    int prev = -1;
+    gr_result_t r = gr_cuda_enter(s->device, &prev);
+    if (r != GR_SUCCESS) {
+        free(c);
+        return r;
+    }
     if (s->pipe_bytes < chunk_bytes) { /* grow: the stream is idle between file reduces */
         GR_CUDA_CHECK_GOTO(cudaStreamSynchronize(s->stream), r, fail);
         gr_cuda_stream_release(s);
@@ -127,15 +134,17 @@ static gr_result_t cs_open(gr_ctx_t ctx, void *bstate, size_t chunk_bytes, void 
     GR_DEBUGLOG(GR_SUB_IO, "cuda input stream: %d slots of %zu bytes (pinned host + GPU) on GPU %d", GR_STREAM_SLOTS,
                 c->bytes, c->s->device);
     *stream = c;
+    gr_cuda_leave(s->device, prev);
     return GR_SUCCESS;
 fail:
     cs_close(c);
+    gr_cuda_leave(s->device, prev);
     return r;
 }
 
 static void *cs_buffer(void *stream, int slot) { return ((cuda_stream_t *)stream)->host[slot]; }
 
-static gr_result_t cs_begin(void *stream, int slot, uint64_t count, const gr_desc_t *d)
+static gr_result_t cs_begin_in(void *stream, int slot, uint64_t count, const gr_desc_t *d)
 {
     cuda_stream_t *c = (cuda_stream_t *)stream;
     cuda_state_t *s = c->s;
@@ -147,7 +156,6 @@ static gr_result_t cs_begin(void *stream, int slot, uint64_t count, const gr_des
         GR_FAIL(GR_ERR_INTERNAL, "input pipeline: chunk of %llu %s elements for buffers of %zu bytes; report this "
                                  "as a bug", (unsigned long long)count, gr_dtype_name(d->dtype), c->bytes);
     size_t bytes = (size_t)count * esz;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(cudaEventRecord(c->ev[slot][EV_COPY], s->stream));
     GR_CUDA_CHECK(cudaMemcpyAsync(c->dev[slot], c->host[slot], bytes, cudaMemcpyHostToDevice, s->stream));
     GR_CUDA_CHECK(cudaEventRecord(c->ev[slot][EV_REDUCE], s->stream));
@@ -158,8 +166,8 @@ static gr_result_t cs_begin(void *stream, int slot, uint64_t count, const gr_des
     return GR_SUCCESS;
 }
 
-static gr_result_t cs_end(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s,
-                          double *h2d_s)
+static gr_result_t cs_end_in(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s,
+                             double *h2d_s)
 {
     cuda_stream_t *c = (cuda_stream_t *)stream;
     cuda_state_t *s = c->s;
@@ -170,7 +178,6 @@ static gr_result_t cs_end(void *stream, int slot, const gr_desc_t *d, gr_partial
     if (!c->pending[slot])
         return GR_SUCCESS;
     c->pending[slot] = 0;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
     GR_CUDA_CHECK(cudaEventSynchronize(c->ev[slot][EV_DONE]));
     GR_CHECK(gr_cuda_finish_slot(s, c->count[slot], d, slot, acc));
     float copy_ms = 0, reduce_ms = 0;
@@ -181,6 +188,28 @@ static gr_result_t cs_end(void *stream, int slot, const gr_desc_t *d, gr_partial
     if (busy_s)
         *busy_s = reduce_ms * 1e-3;
     return GR_SUCCESS;
+}
+
+/* The entry points: the caller's current device as it was on return. */
+static gr_result_t cs_begin(void *stream, int slot, uint64_t count, const gr_desc_t *d)
+{
+    const int dev = ((cuda_stream_t *)stream)->s->device;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(dev, &prev));
+    gr_result_t r = cs_begin_in(stream, slot, count, d);
+    gr_cuda_leave(dev, prev);
+    return r;
+}
+
+static gr_result_t cs_end(void *stream, int slot, const gr_desc_t *d, gr_partial_t *acc, double *busy_s,
+                          double *h2d_s)
+{
+    const int dev = ((cuda_stream_t *)stream)->s->device;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(dev, &prev));
+    gr_result_t r = cs_end_in(stream, slot, d, acc, busy_s, h2d_s);
+    gr_cuda_leave(dev, prev);
+    return r;
 }
 
 const gr_stream_ops_t gr_backend_cuda_stream_ops = {

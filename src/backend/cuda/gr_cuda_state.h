@@ -11,6 +11,9 @@
 #include "gr_kernels.h"
 
 #define GR_CUDA_SLOTS 2
+/* Result slots: GR_CUDA_SLOTS for the blocking paths, then one per request
+ * that may be outstanding (gr_ireduce_device). */
+#define GR_CUDA_NSLOTS (GR_CUDA_SLOTS + GR_REQUEST_MAX)
 #define GR_CUDA_STAGE_BYTES ((size_t)64 << 20)
 #define GR_CUDA_STAGE_ROUND ((size_t)1 << 20)
 
@@ -22,20 +25,22 @@ typedef struct cuda_state {
     int block_forced;               /* cfg.cuda_block was given */
     int scratch_blocks;             /* capacity of scratch, in blocks */
     int occ[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM at s->block */
-    cudaStream_t stream;
-    cudaEvent_t done[GR_CUDA_SLOTS];
+    cudaStream_t stream;            /* the library's own (blocking) stream; all its kernels go here */
+    cudaEvent_t in_ev;              /* recorded on the caller's stream, waited for by `stream` */
+    cudaEvent_t done[GR_CUDA_NSLOTS];
+    unsigned char req_busy[GR_REQUEST_MAX]; /* request slot GR_CUDA_SLOTS + i is in use */
     void *scratch;
     unsigned int *ticket;
-    gr_local_t *res_host;           /* mapped pinned, GR_CUDA_SLOTS entries */
+    gr_local_t *res_host;           /* mapped pinned, GR_CUDA_NSLOTS entries */
     gr_local_t *res_dev;            /* the device's view of res_host */
-    unsigned int seq[GR_CUDA_SLOTS]; /* sequence number of each slot's last launch */
+    unsigned int seq[GR_CUDA_NSLOTS]; /* sequence number of each slot's last launch */
     unsigned int next_seq;          /* 1..GR_CUDA_SEQ_MAX, then 1 again */
     void *stage_host[GR_CUDA_SLOTS];
     void *stage_dev[GR_CUDA_SLOTS];
     size_t stage_bytes;
     /* exact mode (kernels/gr_exact.cuh), allocated at the first exact reduce */
     void *xscratch;                 /* zeroed once; every launch leaves it zeroed */
-    gr_exact_result_t *xres_host;   /* mapped pinned, GR_CUDA_SLOTS entries */
+    gr_exact_result_t *xres_host;   /* mapped pinned, GR_CUDA_NSLOTS entries */
     gr_exact_result_t *xres_dev;
     int xocc[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM, 0 = not asked yet */
     void *stats;                    /* --op stats (backend_cuda_stats.c), at first use */
@@ -45,6 +50,17 @@ typedef struct cuda_state {
     void *pipe_dev[GR_CUDA_SLOTS];
     size_t pipe_bytes;
 } cuda_state_t;
+
+/* Every entry point of the backend runs between these two: enter makes
+ * `device` current and says which device was (*prev), leave makes that one
+ * current again, so a call leaves the caller's current device as it was.
+ * cudaSetDevice is called only where the two differ. */
+gr_result_t gr_cuda_enter(int device, int *prev);
+void gr_cuda_leave(int device, int prev);
+
+/* Order s->stream after the work queued so far on the caller's stream
+ * (NULL: none given), by an event: no device-wide synchronisation. */
+gr_result_t gr_cuda_order_after(cuda_state_t *s, void *stream);
 
 /* Free the stats state (gr_cuda_stats.h); cleanup, never fails. */
 void gr_cuda_stats_release(cuda_state_t *s);

@@ -11,6 +11,8 @@ gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t, const gr_batch_item_t *, g
 
 int gr_cuda_device_count(void) { return 0; }
 
+int gr_cuda_current_device(void) { return -1; }
+
 int gr_cuda_list_gpus(gr_gpu_info_t *gpus, int max)
 {
     (void)gpus;

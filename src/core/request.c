@@ -1,0 +1,275 @@
+/*
+ * request.c - non-blocking reductions: gr_ireduce_device / gr_ireduce_host
+ * start one, gr_test / gr_wait complete it (docs/LIBRARY.md).
+ *
+ * A request goes (NEW ->) LOCAL (the backend's kernel in flight, a token held) ->
+ * READY (this rank's partial known) -> COMBINING (MPI_Ireduce or
+ * MPI_Iallreduce in flight on ctx->req_comm) -> freed by gr_test / gr_wait.
+ * Combines start in the order the requests were started (the context's list
+ * is that order), so every rank starts the same collectives in the same order
+ * however often it called gr_test; req_comm keeps them apart from the
+ * context's blocking collectives. The partial and the combine are those of
+ * the blocking call, so the bits are the same.
+ */
+#include "gr_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { REQ_NEW = 0, REQ_LOCAL = 1, REQ_READY = 2, REQ_COMBINING = 3 };
+
+struct gr_request {
+    gr_ctx_t ctx;
+    gr_desc_t d;
+    uint64_t count;
+    int state;
+    int token;              /* backend token while LOCAL, else -1 */
+    gr_partial_t part;      /* this rank's partial (failed set on a local failure) */
+    gr_partial_t mine, all; /* the combine's send and receive buffers */
+    MPI_Request mreq;
+    gr_result_t mpi_r;      /* starting the combine failed */
+    void *stream;
+    void *result_dev;
+    double t0, t_local;
+    struct gr_request *next;
+};
+
+static void mark_failed(gr_request_t q, gr_result_t r)
+{
+    gr_partial_init(&q->part);
+    q->part.failed = 1;
+    q->part.failed_rank = q->ctx->rank;
+    q->part.failed_code = r;
+}
+
+/* Move q from LOCAL to READY when its local result is there (block: wait for it). */
+static void local_poll(gr_request_t q, int block)
+{
+    if (q->state != REQ_LOCAL)
+        return;
+    gr_ctx_t ctx = q->ctx;
+    int done = 0;
+    gr_result_t r = ctx->ops->poll(ctx, ctx->bstate, q->token, q->count, &q->d, block, &done, &q->part);
+    if (r != GR_SUCCESS) {
+        mark_failed(q, r);
+        done = 1;
+    }
+    if (!done)
+        return;
+    q->token = -1;
+    q->state = REQ_READY;
+    q->t_local = gr_now();
+}
+
+static void start_combine(gr_request_t q)
+{
+    gr_ctx_t ctx = q->ctx;
+    gr_combine_prepare(&q->part, &q->mine);
+    int rc = q->d.all_ranks
+                 ? MPI_Iallreduce(&q->mine, &q->all, 1, ctx->partial_type, ctx->partial_op, ctx->req_comm, &q->mreq)
+                 : MPI_Ireduce(&q->mine, &q->all, 1, ctx->partial_type, ctx->partial_op, q->d.root, ctx->req_comm,
+                               &q->mreq);
+    if (rc != MPI_SUCCESS) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+               "starting the combine of a non-blocking reduction failed (MPI error %d); check the MPI "
+               "installation and that every rank is alive", rc);
+        q->mpi_r = GR_ERR_MPI;
+        q->mreq = MPI_REQUEST_NULL;
+    }
+    q->state = REQ_COMBINING;
+}
+
+/* Start, in request order, the combines of every request up to and including
+ * q whose local part is done (block: wait for the local parts). Returns 1 when
+ * q's combine has started. */
+static int advance(gr_ctx_t ctx, gr_request_t q, int block)
+{
+    for (gr_request_t h = ctx->req_head; h; h = h->next) {
+        if (h->state != REQ_COMBINING) {
+            local_poll(h, block);
+            if (h->state != REQ_READY)
+                return 0;
+            start_combine(h);
+        }
+        if (h == q)
+            return 1;
+    }
+    return 0; /* not reached: q is in the list */
+}
+
+static void unlink_free(gr_request_t q)
+{
+    gr_ctx_t ctx = q->ctx;
+    gr_request_t *pp = &ctx->req_head, prev = NULL;
+    while (*pp && *pp != q) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp)
+        *pp = q->next;
+    if (ctx->req_tail == q)
+        ctx->req_tail = prev;
+    ctx->req_count--;
+    free(q);
+}
+
+/* The combine has ended: the value, the device delivery, the timing. */
+static gr_result_t finish(gr_request_t q, gr_value_t *out, gr_timing_t *timing)
+{
+    gr_ctx_t ctx = q->ctx;
+    gr_result_t r = q->mpi_r;
+    if (r == GR_SUCCESS) {
+        r = gr_combine_result(ctx, &q->d, &q->part, &q->all, out);
+    } else {
+        memset(out, 0, sizeof(*out));
+    }
+    if (r == GR_SUCCESS && out->valid && q->result_dev)
+        r = ctx->ops->deliver(ctx, ctx->bstate, q->stream, q->result_dev, out, sizeof(*out));
+    double t2 = gr_now();
+    if (timing) {
+        timing->local = q->t_local - q->t0;
+        timing->combine = t2 - q->t_local;
+        timing->total = t2 - q->t0;
+    }
+    return r;
+}
+
+static gr_result_t istart(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
+                          const gr_call_t *call, gr_request_t *req)
+{
+    if (!req)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_*: req must not be NULL");
+    *req = NULL;
+    if (!ctx || !d)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_*: ctx and desc must not be NULL");
+    if (call && (call->size == 0 || call->size > sizeof(gr_call_t)))
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_*: gr_call_t.size is %zu; fill the options with gr_call_init() "
+                                    "before setting fields", call->size);
+    GR_CHECK(gr_desc_validate(d));
+    if (d->root < 0 || d->root >= ctx->size)
+        GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
+    if (ctx->req_count >= GR_REQUEST_MAX)
+        GR_FAIL(GR_ERR_INVALID_ARG, "%d non-blocking reductions of this context are outstanding, the most there "
+                                    "may be (GR_REQUEST_MAX); complete some with gr_wait or gr_test first",
+                ctx->req_count);
+    gr_call_t c;
+    gr_call_init(&c);
+    if (call)
+        memcpy(&c, call, call->size); /* an older, shorter gr_call_t keeps the defaults of the rest */
+    gr_request_t q = (gr_request_t)calloc(1, sizeof(*q));
+    if (!q)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate a request");
+    q->ctx = ctx;
+    q->d = *d;
+    q->count = count;
+    q->token = -1;
+    q->mreq = MPI_REQUEST_NULL;
+    q->stream = c.stream ? c.stream : ctx->cfg.stream;
+    q->result_dev = c.result_dev;
+    q->t0 = gr_now();
+    gr_partial_init(&q->part);
+
+    /* Rank-local problems fail this rank's part only: the request still takes
+     * part in the combine, so no peer waits for it forever. */
+    gr_result_t r = GR_SUCCESS;
+    const char *why = NULL;
+    if (count > 0 && !ptr) {
+        r = GR_ERR_INVALID_ARG;
+        why = "NULL data pointer with a non-zero count";
+    } else if (on_device && ctx->backend != GR_BACKEND_CUDA) {
+        r = GR_ERR_INVALID_ARG;
+        why = "gr_ireduce_device needs the cuda backend; use gr_ireduce_host with the cpu backend";
+    } else if (q->result_dev && !ctx->ops->deliver) {
+        r = GR_ERR_INVALID_ARG;
+        why = "gr_call_t.result_dev needs the cuda backend (a device address); leave it NULL on the cpu backend";
+    }
+    if (r != GR_SUCCESS)
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "%s", why);
+    if (r == GR_SUCCESS && on_device && ctx->ops->start) {
+        r = ctx->ops->start(ctx, ctx->bstate, ptr, count, d, q->stream, &q->token);
+        if (r == GR_SUCCESS)
+            q->state = REQ_LOCAL;
+    } else if (r == GR_SUCCESS) {
+        r = ctx->ops->reduce(ctx, ctx->bstate, ptr, on_device, count, d, &q->part);
+    }
+    if (r != GR_SUCCESS || q->state != REQ_LOCAL) {
+        if (r != GR_SUCCESS)
+            mark_failed(q, r);
+        q->state = REQ_READY;
+        q->t_local = gr_now();
+    }
+    if (ctx->req_tail)
+        ctx->req_tail->next = q;
+    else
+        ctx->req_head = q;
+    ctx->req_tail = q;
+    ctx->req_count++;
+    (void)advance(ctx, q, 0); /* start what can start: the combine overlaps the caller's work */
+    *req = q;
+    return GR_SUCCESS;
+}
+
+gr_result_t gr_ireduce_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, const gr_desc_t *d,
+                              const gr_call_t *call, gr_request_t *req)
+{
+    return istart(ctx, dev_ptr, 1, count, d, call, req);
+}
+
+gr_result_t gr_ireduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, const gr_desc_t *d,
+                            const gr_call_t *call, gr_request_t *req)
+{
+    return istart(ctx, host_ptr, 0, count, d, call, req);
+}
+
+gr_result_t gr_wait(gr_request_t *req, gr_value_t *out, gr_timing_t *timing)
+{
+    if (!req || !*req || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_wait: req, *req and out must not be NULL");
+    gr_request_t q = *req;
+    (void)advance(q->ctx, q, 1);
+    if (q->mreq != MPI_REQUEST_NULL && MPI_Wait(&q->mreq, MPI_STATUS_IGNORE) != MPI_SUCCESS && q->mpi_r == GR_SUCCESS) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+               "MPI_Wait on the combine of a non-blocking reduction failed; check that every rank is alive");
+        q->mpi_r = GR_ERR_MPI;
+    }
+    gr_result_t r = finish(q, out, timing);
+    unlink_free(q);
+    *req = NULL;
+    return r;
+}
+
+gr_result_t gr_test(gr_request_t *req, int *done, gr_value_t *out, gr_timing_t *timing)
+{
+    if (!req || !*req || !done || !out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_test: req, *req, done and out must not be NULL");
+    gr_request_t q = *req;
+    *done = 0;
+    if (!advance(q->ctx, q, 0))
+        return GR_SUCCESS;
+    if (q->mreq != MPI_REQUEST_NULL) {
+        int flag = 0;
+        if (MPI_Test(&q->mreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+                   "MPI_Test on the combine of a non-blocking reduction failed; check that every rank is alive");
+            q->mpi_r = GR_ERR_MPI;
+            flag = 1;
+        }
+        if (!flag)
+            return GR_SUCCESS;
+    }
+    gr_result_t r = finish(q, out, timing);
+    unlink_free(q);
+    *req = NULL;
+    *done = 1;
+    return r;
+}
+
+void gr_requests_drain(gr_ctx_t ctx)
+{
+    while (ctx->req_head) {
+        gr_request_t q = ctx->req_head;
+        gr_value_t v;
+        gr_request_t h = q;
+        (void)gr_wait(&h, &v, NULL);
+    }
+}

@@ -1,0 +1,33 @@
+# libgpureduce inside an application (issue 19): the installed package, the
+# examples built against it, and the embedding contract (docs/LIBRARY.md).
+
+# Install into a temporary prefix, check the files, build examples/host_sum
+# with find_package and with pkg-config, run it under mpirun -np 1 and 3;
+# build examples/stream_sum too when CUDA is on.
+gr_add_script_test(package_install ${GR_TEST_DIR}/package/package.sh ARGS cpu LABELS package TIMEOUT 300)
+
+# Config defaults and size, affinity unchanged by the defaults, overlapped
+# non-blocking reductions with the blocking bits, limits and failures.
+gr_test_exe(test_embed SOURCES ${GR_TEST_DIR}/package/test_embed.c)
+foreach(np 1 3)
+  gr_add_mpi_test(embed_np${np} NP ${np} COMMAND $<TARGET_FILE:test_embed> LABELS mpi TIMEOUT 120)
+endforeach()
+
+if(GR_WITH_CUDA)
+  # The same on the GPU: stream order after a late producer on the caller's
+  # non-blocking stream, result delivered to device memory, overlapped
+  # requests, the caller's current device kept. Label gpu: 77 without a GPU.
+  add_library(gr_embed_producer STATIC ${GR_TEST_DIR}/package/embed_producer.cu)
+  target_link_libraries(gr_embed_producer PUBLIC CUDA::cudart)
+  gr_test_exe(test_embed_gpu SOURCES ${GR_TEST_DIR}/package/test_embed_gpu.c LIBS gr_embed_producer CUDA::cudart)
+  foreach(np 1 2)
+    gr_add_mpi_test(gpu_embed_np${np} NP ${np} COMMAND $<TARGET_FILE:test_embed_gpu> LABELS gpu TIMEOUT 180)
+  endforeach()
+  # examples/stream_sum against the installed tree, under mpirun -np 1 and 2.
+  gr_add_script_test(gpu_package_stream_sum ${GR_TEST_DIR}/package/package.sh ARGS gpu LABELS gpu TIMEOUT 300)
+endif()
+
+# bench/embed_cost.c runs and checks its results (tiny sizes; its numbers
+# mean nothing here: docs/LIBRARY.md "Cost" has the real run).
+gr_add_mpi_test(embed_cost_smoke NP 2 COMMAND $<TARGET_FILE:gr_embed_cost> --sizes 2^10,2^16 --iters 3 --warmup 1
+  LABELS cli TIMEOUT 120)

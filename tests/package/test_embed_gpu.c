@@ -1,0 +1,230 @@
+/*
+ * test_embed_gpu.c - the embedding contract on the GPU (issue 19; label gpu,
+ * exit 77 where no GPU is visible):
+ *  - stream order: a producer kernel on the caller's cudaStreamNonBlocking
+ *    stream writes x late (~20 ms of spinning); gr_ireduce_device with that
+ *    stream (per call), and gr_reduce_device with it as the context's stream,
+ *    must see the new values, with no synchronisation by the caller. Without
+ *    the ordering they read the old zeros.
+ *  - the caller's later work on the stream waits for the library's read:
+ *    a producer queued right after the start does not change the result;
+ *  - the result delivered to device memory on the stream equals the host's;
+ *  - overlapped requests (fast f32, exact f32, f64 sumsq, i32 sum), waited
+ *    for in reverse order, give the bits of the blocking calls;
+ *  - the calling thread's current device is the same after context creation
+ *    (defaults and GR_DEVICE_CURRENT) and after every call (meaningful with
+ *    two GPUs or more: the current device is set to another GPU).
+ */
+#include "embed_common.h"
+#include "test_cuda.h"
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+cudaError_t embed_launch_produce_late(float *x, unsigned long long n, float value, long long spin,
+                                      cudaStream_t stream);
+
+#define SPIN 40000000ll /* clock cycles, ~20 ms at 2 GHz: far longer than the reduce */
+
+static int rank, size, dev, other;
+
+static void expect_current(const char *after)
+{
+    int cur = -1;
+    CU(cudaGetDevice(&cur));
+    if (cur != other)
+        GR_TEST_FAIL_("current device after %s is %d, the caller had %d", after, cur, other);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int ngpu = 0;
+    if (cudaGetDeviceCount(&ngpu) != cudaSuccess)
+        ngpu = 0;
+    int min_gpu = 0;
+    MPI_Allreduce(&ngpu, &min_gpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (min_gpu == 0) {
+        MPI_Finalize();
+        GR_TEST_SKIP("no CUDA GPU visible");
+    }
+    MPI_Comm node;
+    int lr = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lr);
+    MPI_Comm_free(&node);
+    dev = lr % ngpu;
+    other = ngpu > 1 ? (dev + 1) % ngpu : dev;
+    if (rank == 0 && ngpu == 1)
+        printf("note: one GPU, so the current-device checks cannot tell restoring from never changing\n");
+
+    /* defaults (backend auto, device auto, no binding): the current device stays */
+    CU(cudaSetDevice(other));
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.share_gpus = 1; /* np 2 on one GPU */
+    gr_ctx_t dctx = NULL;
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &dctx));
+    ASSERT_EQ_I(gr_ctx_backend(dctx), GR_BACKEND_CUDA);
+    expect_current("gr_ctx_create(defaults)");
+    OK(gr_ctx_destroy(dctx));
+    expect_current("gr_ctx_destroy");
+
+    /* the application's GPU */
+    CU(cudaSetDevice(dev));
+    cudaStream_t st, st2;
+    CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CU(cudaStreamCreateWithFlags(&st2, cudaStreamNonBlocking));
+    const unsigned long long n = 1ull << 22;
+    float *x = NULL;
+    gr_value_t *vdev = NULL;
+    CU(cudaMalloc((void **)&x, n * sizeof(float)));
+    CU(cudaMalloc((void **)&vdev, sizeof(gr_value_t)));
+    CU(cudaMemset(x, 0, n * sizeof(float)));
+    CU(cudaMemset(vdev, 0, sizeof(gr_value_t)));
+    CU(cudaDeviceSynchronize()); /* setup only */
+
+    gr_config_init(&cfg);
+    cfg.device = GR_DEVICE_CURRENT;
+    gr_ctx_t ctx = NULL;
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
+    ASSERT_EQ_I(gr_ctx_device(ctx), dev);
+    CU(cudaSetDevice(other));
+
+    gr_desc_t d;
+    gr_desc_init(&d);
+    d.all_ranks = 1;
+    const double total = (double)n * size;
+
+    /* 1. per-call stream, non-blocking; then a producer of 5.0 right after the
+     * start. The application's own CUDA calls run on its device; every library
+     * call is made with `other` current, which it must leave so. */
+    CU(cudaSetDevice(dev));
+    CU(embed_launch_produce_late(x, n, 1.0f, SPIN, st));
+    CU(cudaSetDevice(other));
+    gr_call_t call;
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    call.result_dev = vdev;
+    gr_request_t q = NULL;
+    OK(gr_ireduce_device(ctx, x, n, &d, &call, &q));
+    expect_current("gr_ireduce_device");
+    CU(cudaSetDevice(dev));
+    CU(embed_launch_produce_late(x, n, 5.0f, 0, st)); /* must wait for the library's read */
+    CU(cudaSetDevice(other));
+    gr_value_t v;
+    OK(gr_wait(&q, &v, NULL));
+    expect_current("gr_wait");
+    if (v.f != total)
+        GR_TEST_FAIL_("stream-ordered gr_ireduce_device: sum %.17g, expected %.17g (0 = read before the producer "
+                      "wrote, %.17g = read after the caller's later kernel)", v.f, total, 5.0 * total);
+    gr_value_t from_dev;
+    CU(cudaSetDevice(dev));
+    CU(cudaMemcpyAsync(&from_dev, vdev, sizeof(from_dev), cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    assert_same_value(&from_dev, &v, "result delivered to device memory");
+
+    /* 2. the context's stream, blocking call */
+    gr_ctx_t sctx = NULL;
+    gr_config_init(&cfg);
+    cfg.device = dev;
+    cfg.stream = (gr_stream_t)st2;
+    CU(cudaSetDevice(other));
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &sctx));
+    expect_current("gr_ctx_create(device = ordinal)");
+    CU(cudaSetDevice(dev));
+    CU(embed_launch_produce_late(x, n, 2.0f, SPIN, st2));
+    CU(cudaSetDevice(other));
+    OK(gr_reduce_device(sctx, x, n, &d, &v, NULL));
+    expect_current("gr_reduce_device");
+    if (v.f != 2.0 * total)
+        GR_TEST_FAIL_("gr_reduce_device on the context's stream: sum %.17g, expected %.17g", v.f, 2.0 * total);
+    /* and gr_stats_device on it */
+    CU(cudaSetDevice(dev));
+    CU(embed_launch_produce_late(x, n, 3.0f, SPIN, st2));
+    CU(cudaSetDevice(other));
+    gr_stats_t sv;
+    OK(gr_stats_device(sctx, x, n, &d, &sv, NULL));
+    expect_current("gr_stats_device");
+    if (sv.sum != 3.0 * total)
+        GR_TEST_FAIL_("gr_stats_device on the context's stream: sum %.17g, expected %.17g", sv.sum, 3.0 * total);
+    OK(gr_ctx_destroy(sctx));
+    expect_current("gr_ctx_destroy");
+    CU(cudaSetDevice(dev));
+    CU(cudaStreamSynchronize(st2));
+
+    /* 3. overlapped requests give the blocking bits */
+    CU(cudaSetDevice(dev));
+    enum { K = 4 };
+    double *hd = malloc(sizeof(double) * (n / 4));
+    int32_t *hi = malloc(sizeof(int32_t) * (n / 4));
+    float *hf = malloc(sizeof(float) * n);
+    ASSERT(hd && hi && hf);
+    for (unsigned long long i = 0; i < n; ++i)
+        hf[i] = (float)((double)((i * 2654435761ull + (unsigned long long)rank * 977) % 100003) / 1000.0 - 50.0);
+    for (unsigned long long i = 0; i < n / 4; ++i) {
+        hd[i] = (double)hf[i] * 1e-3 + 1e8 * (double)(i % 3);
+        hi[i] = (int32_t)(i * 2654435761ull % 2000001) - 1000000;
+    }
+    void *dd = NULL, *di = NULL;
+    CU(cudaMemcpy(x, hf, n * sizeof(float), cudaMemcpyHostToDevice));
+    CU(cudaMalloc(&dd, sizeof(double) * (n / 4)));
+    CU(cudaMalloc(&di, sizeof(int32_t) * (n / 4)));
+    CU(cudaMemcpy(dd, hd, sizeof(double) * (n / 4), cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(di, hi, sizeof(int32_t) * (n / 4), cudaMemcpyHostToDevice));
+    CU(cudaSetDevice(other));
+    gr_desc_t ds[K];
+    const void *ps[K] = {x, x, dd, di};
+    const uint64_t ns[K] = {n, n, n / 4, n / 4};
+    for (int k = 0; k < K; ++k)
+        gr_desc_init(&ds[k]);
+    ds[1].mode = GR_MODE_EXACT;
+    ds[1].all_ranks = 1;
+    ds[2].dtype = GR_F64;
+    ds[2].op.kind = GR_OP_SUMSQ;
+    ds[2].root = size - 1;
+    ds[3].dtype = GR_I32;
+    ds[3].all_ranks = 1;
+    gr_value_t blocking[K], nb[K];
+    for (int k = 0; k < K; ++k)
+        OK(gr_reduce_device(ctx, ps[k], ns[k], &ds[k], &blocking[k], NULL));
+    gr_request_t rq[K];
+    for (int k = 0; k < K; ++k) {
+        gr_call_init(&call);
+        call.stream = (gr_stream_t)(k % 2 ? st2 : st);
+        OK(gr_ireduce_device(ctx, ps[k], ns[k], &ds[k], &call, &rq[k]));
+    }
+    gr_value_t hv;
+    OK(gr_reduce_host(ctx, hf, n, &ds[0], &hv, NULL)); /* a blocking call among them */
+    for (int k = K - 1; k >= 0; --k)
+        OK(gr_wait(&rq[k], &nb[k], NULL));
+    expect_current("overlapped requests");
+    for (int k = 0; k < K; ++k) {
+        char what[64];
+        snprintf(what, sizeof(what), "request %d vs blocking", k);
+        assert_same_value(&nb[k], &blocking[k], what);
+    }
+    /* exact mode: the same bits from host data too */
+    OK(gr_reduce_host(ctx, hf, n, &ds[1], &hv, NULL));
+    assert_same_value(&hv, &blocking[1], "exact f32, host vs device");
+
+    OK(gr_ctx_destroy(ctx));
+    expect_current("gr_ctx_destroy");
+    CU(cudaSetDevice(dev));
+    CU(cudaFree(x));
+    CU(cudaFree(vdev));
+    CU(cudaFree(dd));
+    CU(cudaFree(di));
+    CU(cudaStreamDestroy(st));
+    CU(cudaStreamDestroy(st2));
+    free(hd);
+    free(hi);
+    free(hf);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("test_embed_gpu: ok (%d ranks, %d GPU(s) on this node)\n", size, ngpu);
+    MPI_Finalize();
+    return 0;
+}
