@@ -648,8 +648,8 @@ gr_result_t gr_file_write_synthetic(gr_ctx_t ctx, const char *path, gr_dtype_t d
         gr_io_fault_set(&fault, "MPI_File_open (write)", e, 0, 0, 0);
     }
     if (gr_io_fault_agree(ctx->comm, &fault)) {
-        if (rc == MPI_SUCCESS)
-            MPI_File_close(&fh);
+        /* a handle some ranks hold is left to MPI_Finalize: closing is
+         * collective, and the ranks whose open failed have none */
         return write_failed(ctx, path, created, &fault);
     }
     uint64_t total = (uint64_t)hlen + n * esz;
