@@ -52,6 +52,10 @@ int cli_output_begin(const char *path);
 int cli_output_finish(int status);
 void cli_output_discard(void);
 
+/* How a reduce run ends: rank 0's verdict to every rank, one line when it is a
+ * failure (--verify, or repeats that differ), MPI_Finalize; the exit status. */
+int cli_end_run(int verify_fail, int repeatable);
+
 /* A runtime failure: one line on this rank, then MPI_Abort (exit status 1). */
 void cli_die(const char *cmd, gr_result_t r, const char *what);
 /* A usage error: rank 0 says why with a hint; returns CLI_EXIT_USAGE after MPI_Finalize. */

@@ -116,3 +116,17 @@ void stats3(double *v, int n, double *med, double *min, double *max)
     *max = v[n - 1];
     *med = (n & 1) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+int cli_end_run(int verify_fail, int repeatable)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int status = (verify_fail || !repeatable) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status != CLI_EXIT_OK && rank == 0)
+        fprintf(stderr, "gpureduce: %s\n",
+                verify_fail ? "--verify FAILED: the result differs from the reference where it must be exact"
+                            : "repeated runs gave different bits");
+    MPI_Finalize();
+    return status;
+}

@@ -304,12 +304,5 @@ int cli_vec_run(cli_opts_t *o)
     gr_file_close(fy);
     gr_file_close(fx);
     gr_ctx_destroy(ctx);
-    int status = (verify_fail || !repeatable) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (status != CLI_EXIT_OK && rank == 0)
-        fprintf(stderr, "gpureduce: %s\n",
-                verify_fail ? "--verify FAILED: the result differs from the reference where it must be exact"
-                            : "repeated runs gave different bits");
-    MPI_Finalize();
-    return status;
+    return cli_end_run(verify_fail, repeatable);
 }
