@@ -15,7 +15,7 @@
 # Logs and CSV under $OUT (./out when unset); $OUT/summary.txt has one line per step.
 # Every step has a time limit inside DEADLINE seconds (default 560), so the script
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
-# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench input multi) leaves
+# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench embed input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
 # memcheck-backend (memcheck and racecheck of test_cuda_backend), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
@@ -53,7 +53,8 @@ if [ -n "${GR_CHECK_PREBUILT:-}" ] && [ -x "$BUILD/gpureduce" ]; then
     note "build: reusing $BUILD (GR_CHECK_PREBUILT)"
 else
     step configure 60 "$OUT/build.log" cmake "${CMAKE_ARGS[@]}" || { note "stopping: configure failed"; exit 1; }
-    step build 300 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" --target gpureduce_cli gpureduce_bench gr_fault test_cuda_backend test_exact_gpu test_stats_gpu test_read_floor ||
+    # every target: the gpu-labelled tests include the package and embedding programs
+    step build 420 "$OUT/build.log" cmake --build "$BUILD" -j"$(nproc)" ||
         { note "stopping: build failed (see build.log)"; tail -30 "$OUT/build.log"; exit 1; }
 fi
 G=$BUILD/gpureduce
@@ -81,6 +82,13 @@ elif command -v compute-sanitizer >/dev/null; then
     want memcheck-floor && [ -n "$FTEST" ] && step "memcheck test_read_floor" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$FTEST"
     step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
     step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
+    VTEST=$(tprog test_vec_gpu)
+    if [ -n "$VTEST" ]; then   # dot, nrm2, argmin/argmax, batches (kernels/dot.cu, argext.cu)
+        step "memcheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$VTEST" --small
+        step "racecheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$VTEST" --small
+    fi
+    ETEST=$(tprog test_embed_gpu)
+    [ -n "$ETEST" ] && step "memcheck test_embed_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --error-exitcode 99 "$ETEST"
     want sanitizer-extra && GR_BENCH_HOLD=0 step "racecheck bench ladder" 60 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 \
         "$G" bench --backend cuda --min 4099 --max 4099 --dtype f32,i64 --variants v0,v1,v2,v3,v4,v5,v6,v7,v8 --iters 1 --warmup 0
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$S" | sort | uniq -c | sed 's/^/      /' | tee -a "$SUMMARY"
@@ -158,6 +166,20 @@ if [ -n "$CLOCKS_PID" ]; then
     clocks_summary "$CLOCKS" | tee -a "$SUMMARY"
     { echo "== clocks during the benchmark (timestamp, gpu, sm MHz, mem MHz, W, C, reasons)"; cat "$CLOCKS"; } >>"$OUT/system.txt"
     rm -f "$CLOCKS"
+fi
+
+# ---- 4a. embedding cost and the solver reductions on the GPU (issues 19, 20) ----------------------
+E=$OUT/embed.txt
+EC=$(tprog gr_embed_cost)
+if want embed; then
+    [ -n "$EC" ] && step "embed cost" 90 "$E" $MPIRUN -np 1 "$EC" --sizes 2^16,2^20,2^24 --iters 200 --warmup 20
+    for op in dot nrm2 argmin argmax sumsq; do
+        for dt in f32 f64; do
+            step "cli --op $op $dt exact --verify" 30 "$E" $MPIRUN -np 1 "$G" --backend cuda --op $op --mode exact --dtype $dt --gen stress --n 16777223 --verify --repeat 3
+        done
+    done
+    step "cli --op dot f32 fast np2 --verify" 30 "$E" $MPIRUN -np 2 "$G" --backend cuda --share-gpus --op dot --dtype f32 --n 2^26 --verify --repeat 5
+    grep -E "^(embed|size|  *2\^|#)|start|overlap|verify" "$E" | head -40 | sed 's/^/      /' | tee -a "$SUMMARY"
 fi
 
 # ---- 4b. the input pipeline (issue 6): a 4 GiB f32 .npy in the page cache (/dev/shm) ----------------
