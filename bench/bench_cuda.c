@@ -139,7 +139,7 @@ gr_result_t bench_cuda_open(int device, bench_cuda_t **out, bench_device_info_t 
             GR_CUDA_CHECK_GOTO(gr_bench_ladder_occupancy(rung, t, &bps), r, fail);
             c->ladder_resident[rung][t] = (bps > 0 ? bps : 1) * d->sm_count;
         }
-    c->tuned_block = GR_CUDA_BLOCK_DEFAULT;
+    c->tuned_block = gr_tuning_for(GR_KF_FAST, GR_C_F32, 10 * d->cc_major + d->cc_minor).block;
     for (int t = 0; t < GR_DTYPE_COUNT; ++t) {
         GR_CUDA_CHECK_GOTO(gr_cuda_reduce_occupancy(t, GR_C_SUM, c->tuned_block, &bps), r, fail);
         c->tuned_resident[t] = (bps > 0 ? bps : 1) * d->sm_count;
@@ -287,7 +287,8 @@ gr_result_t bench_cuda_group_begin(bench_cuda_t *c, const bench_group_t *g, int 
     }
     c->have_tuned = want_tuned;
     if (want_tuned) {
-        c->tuned_grid = gr_cuda_reduce_grid(g->n, (int)g->dtype, c->tuned_block, c->tuned_resident[g->dtype]);
+        c->tuned_grid = gr_cuda_grid(GR_KF_FAST, 10 * c->info.cc_major + c->info.cc_minor, g->n, (int)g->dtype,
+                                     c->tuned_block, c->info.sm_count, c->tuned_resident[g->dtype] / c->info.sm_count);
         GR_CUDA_CHECK_GOTO(cudaMalloc(&c->tuned_scratch,
                                       (size_t)c->tuned_grid * GR_CUDA_SCRATCH_BYTES_PER_BLOCK), r, fail);
     }
@@ -599,10 +600,13 @@ static gr_result_t launch_exact(bench_cuda_t *c, int buf)
     l.dtype = (int)c->g.dtype;
     l.op = GR_C_SUM;
     l.power = 1;
-    l.block = GR_EXACT_BLOCK_DEFAULT;
+    const int cc = 10 * c->info.cc_major + c->info.cc_minor;
+    const gr_tuning_t tp = gr_tuning_for(GR_KF_EXACT, l.dtype, cc);
+    l.terms = tp.terms;
+    l.block = tp.block;
     int bps = 0;
-    GR_CUDA_CHECK(gr_cuda_exact_occupancy(l.dtype, GR_C_SUM, 1, 0, l.block, &bps));
-    l.grid = gr_cuda_exact_grid(c->g.n, l.dtype, l.block, c->info.sm_count, bps);
+    GR_CUDA_CHECK(gr_cuda_exact_occupancy(l.dtype, GR_C_SUM, 1, l.terms, l.block, &bps));
+    l.grid = gr_cuda_grid(GR_KF_EXACT, cc, c->g.n, l.dtype, l.block, c->info.sm_count, bps);
     l.scratch = c->x_scratch;
     l.result = c->x_res_dev;
     l.stream = c->stream;
@@ -669,10 +673,11 @@ static gr_result_t launch_stats(bench_cuda_t *c, int buf)
     l.dtype = (int)c->g.dtype;
     /* GR_BENCH_STATS_BLOCK (tuning): another built block size, 128, 256 or 512 */
     const char *eb = gr_env(GR_ENV_BENCH_STATS_BLOCK);
-    l.block = eb && atoi(eb) > 0 ? atoi(eb) : GR_STATS_BLOCK_FOR(l.dtype);
+    const int cc = 10 * c->info.cc_major + c->info.cc_minor;
+    l.block = eb && atoi(eb) > 0 ? atoi(eb) : gr_tuning_for(GR_KF_STATS, l.dtype, cc).block;
     int bps = 0;
     GR_CUDA_CHECK(gr_cuda_stats_occupancy(l.dtype, l.block, &bps));
-    l.grid = gr_cuda_stats_grid(c->g.n, l.dtype, l.block, c->info.sm_count, bps);
+    l.grid = gr_cuda_grid(GR_KF_STATS, cc, c->g.n, l.dtype, l.block, c->info.sm_count, bps);
     l.scratch = c->s_scratch;
     l.result = c->s_res_dev;
     l.stream = c->stream;

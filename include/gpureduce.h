@@ -559,6 +559,16 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t file, const gr_desc_t *d, gr_
                            gr_io_timing_t *timing);
 
 /**
+ * The ceiling of gr_io_timing_t.h2d: GB/s of a pinned host-to-GPU copy of
+ * bytes (use the file's chunk_bytes, or the shard when smaller) on the
+ * context's GPU, on a stream of its own, the median of 7 timed copies after
+ * an untimed one. GR_ERR_UNSUPPORTED where the backend's file input copies
+ * nothing (the cpu backend). Not collective; ranks sharing a GPU should take
+ * turns.
+ */
+gr_result_t gr_file_h2d_reference(gr_ctx_t ctx, size_t bytes, double *gbps);
+
+/**
  * dot of two files of one dtype and count (d->op is ignored). The vector ops
  * (dot, nrm2, argmin/argmax, exact f64 sumsq; the last three through
  * gr_reduce_file) read each rank's whole shard into host memory first, in
@@ -633,6 +643,32 @@ gr_result_t gr_stats_device(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, c
 /** Statistics of a buffer (gr_buffer_create_synthetic), any backend: the GPU
  *  kernel for cuda, the host pass for cpu. d->dtype must match. Collective. */
 gr_result_t gr_stats_buffer(gr_ctx_t ctx, gr_buffer_t buf, const gr_desc_t *d, gr_stats_t *out, gr_timing_t *timing);
+
+/* ---------------------------------------------------------------------------
+ * Presenting results and settings as the gpureduce command does.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * The f16 or bf16 bits of v's value when v's dtype is GR_F16 or GR_BF16 and
+ * its value is one of that type (exact mode, min, max): returns 1 and sets
+ * *bits; else 0 (a NaN, a value between two halves, any other dtype).
+ */
+int gr_value_half_bits(const gr_value_t *v, uint16_t *bits);
+
+/** One environment variable gpureduce reads (docs/ENVIRONMENT.md). */
+typedef struct gr_env_info {
+    const char *name;
+    const char *def;     /**< what applies when it is unset */
+    const char *meaning;
+    int ours;            /**< 1: a gpureduce variable; 0: set by the launcher, CUDA or NCCL */
+} gr_env_info_t;
+
+/** Number of variables in the registry. */
+int gr_env_count(void);
+/** Entry i of the registry (0 <= i < gr_env_count()), else NULL. */
+const gr_env_info_t *gr_env_info(int i);
+/** The value of the registered variable name, or NULL when it is unset, empty or not registered. */
+const char *gr_env_value(const char *name);
 
 #ifdef __cplusplus
 }

@@ -6,14 +6,11 @@
  * spill).
  *
  * Must never be built with fast-math or flush-to-zero (-use_fast_math,
- * -ftz=true): TwoSum and the subnormal terms rely on IEEE arithmetic.
+ * -ftz=true): TwoSum and the subnormal terms rely on IEEE arithmetic
+ * (gr_exact.cuh refuses to compile so).
  */
 #include "gr_exact.cuh"
 #include "gr_xacc.h"
-
-#if defined(__CUDA_FTZ) && __CUDA_FTZ
-#error "kernels/exact.cu must not be built with -ftz=true or fast-math: the exact mode needs IEEE subnormals"
-#endif
 
 static_assert(GR_EXACT_LIMBS == GR_XACC_LIMBS, "device limbs must match gr_xacc_t");
 static_assert(GR_EXACT_BIAS == GR_XACC_BIAS, "device limb bias must match gr_xacc_t");
@@ -31,43 +28,30 @@ static int exact_op(int dtype, int op, int power)
     return -1;
 }
 
-extern "C" const void *gr_cuda_exact_kernel_f32(int op, int terms, int block);
-extern "C" const void *gr_cuda_exact_kernel_f64(int op, int terms, int block);
-extern "C" const void *gr_cuda_exact_kernel_f16(int op, int terms, int block);
-extern "C" const void *gr_cuda_exact_kernel_bf16(int op, int terms, int block);
+/* gr_exact_kernel_for(dtype, op, terms, block): the instance table's walk (gr_dispatch.cuh) */
+GR_DISPATCH(exact)
 
 static int exact_dtype(int dtype)
 {
     return dtype == GR_C_F32 || dtype == GR_C_F64 || dtype == GR_C_F16 || dtype == GR_C_BF16;
 }
 
-static unsigned elem_size(int dtype)
-{
-    return dtype == GR_C_F64 ? 8u : gr_c_is_half(dtype) ? 2u : 4u;
-}
-
-/* halves take the f32 path: its measured expansion size */
-static int default_terms(int dtype) { return dtype == GR_C_F64 ? GR_EXACT_TERMS_F64 : GR_EXACT_TERMS_F32; }
-
+/* terms 0: the tuning policy's for the dtype on the current GPU (halves take the f32 path's) */
 static const void *kernel_for(int dtype, int op, int power, int terms, int block)
 {
     op = exact_op(dtype, op, power);
     if (op < 0)
         return 0;
-    if (terms == 0)
-        terms = default_terms(dtype);
-    if (dtype == GR_C_F32)
-        return gr_cuda_exact_kernel_f32(op, terms, block);
-    if (dtype == GR_C_F64)
-        return gr_cuda_exact_kernel_f64(op, terms, block);
-    if (dtype == GR_C_F16)
-        return gr_cuda_exact_kernel_f16(op, terms, block);
-    if (dtype == GR_C_BF16)
-        return gr_cuda_exact_kernel_bf16(op, terms, block);
-    return 0;
+    if (terms == 0) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess)
+            return 0;
+        terms = gr_tuning_for(GR_KF_EXACT, dtype, gr_cuda_device_cc(dev)).terms;
+    }
+    return gr_exact_kernel_for(dtype, op, terms, block);
 }
 
-/* the tally, or the ticket's accumulator of the tests' GR_XF_TICKET instances:
+/* the tally, or the ticket's accumulator of the tests' ticket-end instances:
  * both leave their words zero, so one buffer serves both */
 extern "C" size_t gr_cuda_exact_scratch_bytes(void)
 {
@@ -89,31 +73,13 @@ extern "C" cudaError_t gr_cuda_exact_occupancy(int dtype, int op, int power, int
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, block, 0);
 }
 
-extern "C" int gr_cuda_exact_grid(uint64_t n, int dtype, int block, int sm_count, int max_blocks_per_sm)
-{
-    int per_sm = GR_EXACT_THREADS_PER_SM / block;
-    if (per_sm < 1)
-        per_sm = 1;
-    if (max_blocks_per_sm > 0 && per_sm > max_blocks_per_sm)
-        per_sm = max_blocks_per_sm;
-    uint64_t g = (uint64_t)per_sm * (uint64_t)(sm_count > 0 ? sm_count : 1);
-    /* at least 4 vectors per thread; fewer blocks would not be slower */
-    const uint64_t per_block = (uint64_t)block * 4u * (16u / elem_size(dtype));
-    const uint64_t want = (n + per_block - 1) / per_block;
-    if (g > want)
-        g = want;
-    if (g > (uint64_t)GR_EXACT_GRID_MAX)
-        g = GR_EXACT_GRID_MAX;
-    return g < 1 ? 1 : (int)g;
-}
-
 extern "C" cudaError_t gr_cuda_launch_reduce_exact(const gr_cuda_exact_launch_t *l)
 {
     const void *k = kernel_for(l->dtype, l->op, l->power, l->terms, l->block);
     if (!k || l->grid < 1 || l->grid > GR_EXACT_GRID_MAX || l->round_vecs > GR_EXACT_ROUND_VECS || !l->scratch ||
         !l->result || (l->n > 0 && !l->in) || l->n >= GR_EXACT_LAUNCH_MAX_N)
         return cudaErrorInvalidValue;
-    if ((uintptr_t)l->in % elem_size(l->dtype) != 0)
+    if ((uintptr_t)l->in % gr_c_elem_size(l->dtype) != 0)
         return cudaErrorMisalignedAddress; /* no GPU load could read it */
     return gr_cuda_exact_launch_instance(k, l);
 }

@@ -75,88 +75,64 @@
 
 #include <stdint.h>
 
+#include "gr_dispatch.cuh"
 #include "gr_exact_bound.h"
 #include "gr_exact_kernels.h"
 #include "gr_sync.cuh"
 #include "gr_vec.cuh"
 
+/* The one guard of every kernel that includes this file (exact, stats). */
+#if defined(__CUDA_FTZ) && __CUDA_FTZ
+#error "the exact kernels must not be built with -ftz=true or fast-math: they need IEEE subnormals"
+#endif
+
 #define GR_X_NL GR_EXACT_LIMBS
 /* High word of 2^960: terms at or above it bypass the expansion. */
 #define GR_X_BIG_HI 0x7BF00000u
 #define GR_X_NEGZERO 0x8000000000000000ull
-/* Vectors per thread per batch (loads in flight): 4 keeps the kernel within
- * 64 registers, so 1024 threads fit an SM (__launch_bounds__ below). */
-#define GR_EXACT_BATCH 4
+/* Vectors per thread per batch (loads in flight): the tuning policy's
+ * (gr_tuning_sm90.h: 4 keeps the kernel within 64 registers, so 1024 threads
+ * fit an SM, __launch_bounds__ below). */
+#define GR_EXACT_BATCH GR_TUNE_EXACT_BATCH
 
 /*
- * Ablation flags of gr_exact_kernel (test builds only; production is 0, and
- * every flag gives the same result bits). Each restores the earlier design of
- * one part, so the bench can price that part (tests/exact_gpu/exact_ablate.cu):
+ * The kernel's policy (the last template argument of gr_exact_kernel and its
+ * layers): gr_exact_policy is production and the only one the library builds.
+ * The tests' ablation instances (tests/exact_gpu/exact_ablate.cu) pass
+ * policies that each put back the earlier design of one part, so
+ * `test_exact_gpu --bench` prices that part in the same run; each gives the
+ * production result bits except the timing-only ones (cut_*, no_counts),
+ * which stop the kernel early or drop a part. A policy is a type with these
+ * enum members (0 or 1) and a stamp hook.
  */
-#define GR_XF_EAGER 1     /* batch: every expansion stage for every term (no zero tests) */
-#define GR_XF_OTHERBODY 2 /* the body gr_xbody does not pick for the element type (batched <-> per vector) */
-#define GR_XF_FULLMERGE 4 /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
-#define GR_XF_LASTCARRY 8 /* the carry step after the last round even when the bound makes it unneeded */
-#define GR_XF_FENCES 16   /* with GR_XF_TICKET: __threadfence in every thread before the ticket,
-                           * __threadfence_system at the end */
-/* Timing only (wrong results, tests' bench only): stop the kernel early, to price its stages. */
-#define GR_XF_CUT_BODY 64   /* return after the body: no merge, no accumulator, no result */
-#define GR_XF_CUT_MERGE 128 /* return after the warp merge and the block's flushes to shared memory */
-#define GR_XF_CUT_BLOCK 256 /* return after the block's limb sums (the ticket end: after its atomics) */
-#define GR_XF_NOCNT 512     /* skip the counters at the end of a round */
-#define GR_XF_CUT_TICKET 1024 /* return after the tally's atomics (the ticket end: the ticket): no result */
-#define GR_XF_CNTATOM 2048  /* counters: every thread's 64-bit shared atomicAdd into one slot (was) */
-#define GR_XF_STAMPS 4096   /* lane 0 of every warp records %globaltimer and clock64 at each stage */
-#define GR_XF_TICKET 8192  /* the grid's end before the tally: the block's nonzero limbs into one
-                            * accumulator, a ticket, and the last block takes the accumulator */
-
-/*
- * Stage stamps (GR_XF_STAMPS; only where the including file defines
- * GR_EXACT_STAMPS, as tests/exact_gpu/exact_ablate.cu does): for warp w of
- * block b < GR_X_STAMP_BLOCKS, gr_x_stamps[(b NW + w) 2 GR_X_NSTAMP + s] is the
- * %globaltimer (ns) and [... + GR_X_NSTAMP + s] the clock64 at stage s:
- * 0 entry, 1 body done (the last round's), 2 warp merged and counted, 3 round
- * end passed (block barriers, carry), 4 the block's words ready (the tally:
- * summed and carried; GR_XF_TICKET: its atomics issued), 5 the grid's answer
- * known (the tally's atomics returned; the ticket), 6 result written (warps
- * that completed a word of it; GR_XF_TICKET: the last block); inside the round
- * end: 7 the merge done (before the counters), 8 the a[2..K) flushes done
- * (before the merge); slots 9 and 10 unused; slot 11 holds the SM id.
- */
-#define GR_X_NSTAMP 12
-#define GR_X_STAMP_BLOCKS 1024
-#ifdef GR_EXACT_STAMPS
-__device__ unsigned long long gr_x_stamps[GR_X_STAMP_BLOCKS * 16 * GR_X_NSTAMP * 2];
-template <int F>
-__device__ __forceinline__ void gr_x_stamp(int s, double dep = 0.0)
-{
-    if (!(F & GR_XF_STAMPS) || (threadIdx.x & 31u) || blockIdx.x >= GR_X_STAMP_BLOCKS)
-        return;
-    /* dep: a value the stamp must wait for (the body's stamp takes the expansion's
-     * a[0], which depends on every load: without it the stamp records when the
-     * last loads were issued, not when their data arrived and was added) */
-    unsigned long long g;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g) : "d"(dep) : "memory");
-    const unsigned long long c = clock64();
-    unsigned long long *p = gr_x_stamps + (size_t)(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * 2 * GR_X_NSTAMP;
-    p[s] = g;
-    p[GR_X_NSTAMP + s] = c;
-    if (s == 0) {
-        unsigned int sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        p[11] = sm;
-    }
-}
-#else
-template <int F>
-__device__ __forceinline__ void gr_x_stamp(int, double = 0.0)
-{
-}
-#endif
+struct gr_exact_policy {
+    enum {
+        eager = 0,       /* batch: every expansion stage for every term (no zero tests) */
+        other_body = 0,  /* the body gr_xbody does not pick for the element type (batched <-> per vector) */
+        full_merge = 0,  /* warp merge: each of the partner's K terms through all K (K^2 TwoSums a level) */
+        last_carry = 0,  /* the carry step after the last round even when the bound makes it unneeded */
+        ticket = 0,      /* the grid's end before the tally: the block's nonzero limbs into one
+                          * accumulator, a ticket, and the last block takes the accumulator */
+        fences = 0,      /* with ticket: __threadfence in every thread before the ticket,
+                          * __threadfence_system at the end */
+        cnt_atomics = 0, /* counters: every thread's 64-bit shared atomicAdd into one slot */
+        stamps = 0,      /* stamp() records each warp's stages (gr_exact_block_tally's stages 5, 6) */
+        /* timing only (wrong results): */
+        cut_body = 0,   /* return after the body: no merge, no accumulator, no result */
+        cut_merge = 0,  /* return after the warp merge and the block's flushes to shared memory */
+        cut_block = 0,  /* return after the block's limb sums (the ticket end: after its atomics) */
+        cut_ticket = 0, /* return after the tally's atomics (the ticket end: the ticket): no result */
+        no_counts = 0   /* skip the counters at the end of a round */
+    };
+    /* Stage s reached (lane 0 of each warp records it where a policy probes:
+     * the stage numbers are exact_ablate.cu's); dep: a value the probe must
+     * wait for. Production: nothing. */
+    static __device__ __forceinline__ void stamp(int, double = 0.0) {}
+};
 
 /* Global scratch of a ticket end: the grid's accumulator and ticket (zero
  * between launches). The stats kernel's exact sum and the exact kernel's
- * GR_XF_TICKET ablation use it; the exact kernel itself uses the tally. */
+ * ticket-end ablation (policy ticket) uses it; the exact kernel itself uses the tally. */
 typedef struct gr_exact_scratch {
     unsigned long long limb[GR_X_NL];
     unsigned long long cnt[4]; /* nan, +inf, -inf, flushes */
@@ -284,8 +260,8 @@ __device__ __forceinline__ unsigned long long gr_x_block_count(const unsigned lo
     return v;
 }
 
-/* Per-thread state; F: ablation flags (GR_XF_*, 0 in production). */
-template <int K, int F = 0>
+/* Per-thread state; P: the policy (gr_exact_policy in production). */
+template <int K, typename P = gr_exact_policy>
 struct gr_xthread {
     double a[K];
     unsigned int cnt[4]; /* this round's NaN, +Inf, -Inf terms and flushes (< 2^19 each) */
@@ -293,8 +269,8 @@ struct gr_xthread {
     gr_xsuper acc;       /* this warp's superaccumulator */
 };
 
-template <int K, int F>
-__device__ __forceinline__ void gr_x_reset(gr_xthread<K, F> &st)
+template <int K, typename P>
+__device__ __forceinline__ void gr_x_reset(gr_xthread<K, P> &st)
 {
     st.a[0] = -0.0;
 #pragma unroll
@@ -302,8 +278,8 @@ __device__ __forceinline__ void gr_x_reset(gr_xthread<K, F> &st)
         st.a[i] = 0.0;
 }
 
-template <int K, int F>
-__device__ __forceinline__ void gr_x_flush(gr_xthread<K, F> &st, double r)
+template <int K, typename P>
+__device__ __forceinline__ void gr_x_flush(gr_xthread<K, P> &st, double r)
 {
     if (r != 0.0) {
         ++st.cnt[3];
@@ -312,8 +288,8 @@ __device__ __forceinline__ void gr_x_flush(gr_xthread<K, F> &st, double r)
 }
 
 /* Any term, checked: non-finite counted, huge flushed, the rest expanded. */
-template <int K, int F>
-__device__ __forceinline__ void gr_x_add_checked(gr_xthread<K, F> &st, double t)
+template <int K, typename P>
+__device__ __forceinline__ void gr_x_add_checked(gr_xthread<K, P> &st, double t)
 {
     const unsigned int hi = (unsigned int)__double2hiint(t) & 0x7FFFFFFFu;
     if (hi >= 0x7FF00000u) {
@@ -343,31 +319,31 @@ __device__ __forceinline__ double gr_x_term(double x)
     return x;
 }
 
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, float x)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, P> &st, float x)
 {
     gr_x_add_checked(st, gr_x_term<OP>((double)x));
 }
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, double x)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, P> &st, double x)
 {
     gr_x_add_checked(st, gr_x_term<OP>(x));
 }
 /* f16 / bf16: the f32 value (exact widening); sumsq squares it exactly in f64 */
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, __half x)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, P> &st, __half x)
 {
     gr_x_scalar<OP>(st, gr_widen(x));
 }
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, F> &st, __nv_bfloat16 x)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_scalar(gr_xthread<K, P> &st, __nv_bfloat16 x)
 {
     gr_x_scalar<OP>(st, gr_widen(x));
 }
 
 /* Two doubles: one branch for the rare cases of both. */
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, double2 v)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, P> &st, double2 v)
 {
     const double x = gr_x_term<OP>(v.x), y = gr_x_term<OP>(v.y);
     const unsigned int hx = (unsigned int)__double2hiint(x) & 0x7FFFFFFFu;
@@ -391,8 +367,8 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, double2 v)
  * most 27, for sumsq four exact squares), else, for a NaN, an Inf or a wider
  * span, each float checked on its own.
  */
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v);
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, P> &st, float4 v);
 
 /*
  * Eight halves (their f32 values: exact widening, gr_vec.cuh). sum/abssum:
@@ -409,8 +385,8 @@ __device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v);
  */
 template <int OP>
 __device__ __forceinline__ bool gr_xterms_half(float4 lo, float4 hi, unsigned int max_span, double *t);
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec8(gr_xthread<K, F> &st, float4 lo, float4 hi, unsigned int max_span)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_vec8(gr_xthread<K, P> &st, float4 lo, float4 hi, unsigned int max_span)
 {
     double q;
     if (__builtin_expect(gr_xterms_half<OP>(lo, hi, max_span, &q), 1)) {
@@ -420,15 +396,15 @@ __device__ __forceinline__ void gr_x_vec8(gr_xthread<K, F> &st, float4 lo, float
     gr_x_vec<OP>(st, lo);
     gr_x_vec<OP>(st, hi);
 }
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, gr_f16x8 v)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, P> &st, gr_f16x8 v)
 {
     float4 lo, hi;
     gr_widen8(v, lo, hi);
     gr_x_vec8<OP>(st, lo, hi, 0xFFFFFFFFu); /* any span: finite f16 octets always sum exactly */
 }
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, gr_bf16x8 v)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, P> &st, gr_bf16x8 v)
 {
     float4 lo, hi;
     gr_widen8(v, lo, hi);
@@ -491,8 +467,8 @@ struct gr_xterms<float4, OP> {
     }
 };
 /* gr_x_vec(float4), declared above: the batch's terms, or each float checked */
-template <int OP, int K, int F>
-__device__ __forceinline__ void gr_x_vec(gr_xthread<K, F> &st, float4 v)
+template <int OP, int K, typename P>
+__device__ __forceinline__ void gr_x_vec(gr_xthread<K, P> &st, float4 v)
 {
     typedef gr_xterms<float4, OP> X;
     double t[X::T];
@@ -586,8 +562,8 @@ __device__ __forceinline__ void gr_x_pad(gr_bf16x8 &v) { v.u = make_uint4(0x8000
  * and sumsq every term is >= +0.0, so a batch with one real vector has already
  * made a[0] non-negative-zero.
  */
-template <int OP, int K, int F, typename V, int B>
-__device__ __forceinline__ bool gr_x_batch(gr_xthread<K, F> &st, const V (&x)[B])
+template <int OP, int K, typename P, typename V, int B>
+__device__ __forceinline__ bool gr_x_batch(gr_xthread<K, P> &st, const V (&x)[B])
 {
     typedef gr_xterms<V, OP> X;
     const int N = B * X::T;
@@ -600,7 +576,7 @@ __device__ __forceinline__ bool gr_x_batch(gr_xthread<K, F> &st, const V (&x)[B]
         return false; /* the caller sends each vector through gr_x_vec */
 #pragma unroll
     for (int i = 0; i < K; ++i) {
-        if (i > 0 && !(F & GR_XF_EAGER)) {
+        if (i > 0 && !P::eager) {
             bool any = false;
 #pragma unroll
             for (int j = 0; j < N; ++j)
@@ -641,13 +617,13 @@ __device__ __forceinline__ bool gr_x_batch(gr_xthread<K, F> &st, const V (&x)[B]
  * (a full K-term merge takes K^2 = 9), and every step is error-free, so the
  * warp's total is unchanged.
  */
-template <int BLOCK, int K, int F>
-__device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned int *s_lo, int *s_hi,
+template <int BLOCK, int K, typename P>
+__device__ __forceinline__ void gr_x_round_end(gr_xthread<K, P> &st, unsigned int *s_lo, int *s_hi,
                                                unsigned long long *s_cnt, bool carry = true)
 {
     const int lane = (int)(threadIdx.x & 31u);
     st.nz |= (unsigned long long)__double_as_longlong(st.a[0]) != GR_X_NEGZERO;
-    if (F & GR_XF_FULLMERGE) {
+    if (P::full_merge) {
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
             double b[K];
@@ -669,7 +645,7 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
 #pragma unroll
         for (int j = 2; j < K; ++j)
             gr_x_flush(st, st.a[j]);
-        gr_x_stamp<F>(8, st.a[0] + st.a[1]);
+        P::stamp(8, st.a[0] + st.a[1]);
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
             const double b0 = __shfl_down_sync(0xFFFFFFFFu, st.a[0], off);
@@ -691,11 +667,11 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
             gr_x_flush(st, st.a[1]);
         }
     }
-    gr_x_stamp<F>(7);
+    P::stamp(7);
     gr_x_reset(st);
-    if (F & GR_XF_NOCNT) {
+    if (P::no_counts) {
         /* timing only: the counts are dropped */
-    } else if (F & GR_XF_CNTATOM) {
+    } else if (P::cnt_atomics) {
 #pragma unroll
         for (int c = 0; c < 4; ++c)
             if (st.cnt[c])
@@ -720,7 +696,7 @@ __device__ __forceinline__ void gr_x_round_end(gr_xthread<K, F> &st, unsigned in
 #pragma unroll
     for (int c = 0; c < 4; ++c)
         st.cnt[c] = 0u;
-    gr_x_stamp<F>(2);
+    P::stamp(2);
     __syncthreads();
     if (!carry)
         return;
@@ -832,10 +808,10 @@ typedef struct gr_exact_tally {
  * Block -> tally (every thread of the block calls it; one __syncthreads).
  * s_sum: GR_X_NL words of shared scratch. The caller has passed a
  * __syncthreads since the last shared-memory update. Timing only:
- * GR_XF_CUT_BLOCK returns before the atomics, GR_XF_CUT_TICKET after them
+ * P::cut_block returns before the atomics, P::cut_ticket after them
  * without writing (both leave the tally dirty: the tests zero it).
  */
-template <int BLOCK, int F>
+template <int BLOCK, typename P>
 __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const int *s_hi,
                                                  const unsigned long long *s_cnt, long long *s_sum, int any_nz,
                                                  gr_exact_tally_t *tally, gr_exact_result_t *result, uint64_t n)
@@ -849,8 +825,8 @@ __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const
         s_sum[j] = s;
     }
     __syncthreads();
-    gr_x_stamp<F>(4);
-    if (F & GR_XF_CUT_BLOCK)
+    P::stamp(4);
+    if (P::cut_block)
         return;
     bool last = false;
     if (j < GR_X_NTALLY) {
@@ -868,7 +844,7 @@ __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const
         const unsigned long long add = (1ull << GR_X_TALLY_SHIFT) + v;
         const unsigned long long old = atomicAdd(&tally->w[j], add);
         last = ((old + (1ull << (GR_X_TALLY_SHIFT - 1))) >> GR_X_TALLY_SHIFT) == gridDim.x - 1u;
-        if (last && !(F & GR_XF_CUT_TICKET)) {
+        if (last && !P::cut_ticket) {
             const unsigned long long total = old + add - ((unsigned long long)gridDim.x << GR_X_TALLY_SHIFT);
             tally->w[j] = 0ull; /* no block adds to it again in this launch */
             if (j < GR_X_NL)
@@ -887,10 +863,10 @@ __device__ __forceinline__ void gr_x_block_tally(const unsigned int *s_lo, const
                 result->count = n;
         }
     }
-    if (F & GR_XF_STAMPS) { /* 5: this warp's atomics returned; 6: it wrote part of the result */
-        gr_x_stamp<F>(5, (double)last);
-        if (__any_sync(0xFFFFFFFFu, last) && !(F & GR_XF_CUT_TICKET))
-            gr_x_stamp<F>(6);
+    if (P::stamps) { /* 5: this warp's atomics returned; 6: it wrote part of the result */
+        P::stamp(5, (double)last);
+        if (__any_sync(0xFFFFFFFFu, last) && !P::cut_ticket)
+            P::stamp(6);
     }
 }
 
@@ -937,15 +913,15 @@ struct gr_xbody<float> {
  * Launch assumptions: blockDim.x == BLOCK; 1 <= gridDim.x <= GR_EXACT_GRID_MAX;
  * n < GR_EXACT_LAUNCH_MAX_N; `in` aligned to sizeof(T) (any offset from 16
  * bytes is fine); 1 <= round_vecs <= GR_EXACT_ROUND_VECS; scratch
- * (gr_exact_tally_t, or gr_exact_scratch_t with GR_XF_TICKET) zero at launch;
+ * (gr_exact_tally_t, or gr_exact_scratch_t with P::ticket) zero at launch;
  * launches sharing it are ordered. Result: each field of *result is written
  * by the block that completes it (the tally), and scratch is left zero. The
  * result's stores carry no fence: the host reads it once the kernel has
  * completed (a stream or event sync), which makes every store visible.
- * F: ablation flags (GR_XF_*), 0 in every build but the tests'.
+ * P: the policy, gr_exact_policy in every build but the tests'.
  */
-template <int BLOCK, typename T, int OP, int K, int F = 0>
-__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
+template <int BLOCK, typename T, int OP, int K, typename P = gr_exact_policy>
+__global__ void __launch_bounds__(BLOCK, GR_TUNE_EXACT_MINB(BLOCK))
     gr_exact_kernel(const T *__restrict__ in, uint64_t n, uint64_t round_vecs, void *scratch,
                     gr_exact_result_t *result)
 {
@@ -956,9 +932,9 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     __shared__ int s_hi[NW * GR_X_NL];
     __shared__ unsigned long long s_cnt[NW * 4]; /* per warp: nan, +inf, -inf, flushes */
     __shared__ long long s_sum[GR_X_NL]; /* the tally's carry */
-    __shared__ int s_last;                 /* GR_XF_TICKET */
+    __shared__ int s_last;                 /* P::ticket */
 
-    gr_x_stamp<F>(0);
+    P::stamp(0);
     for (int i = (int)threadIdx.x; i < NW * GR_X_NL; i += BLOCK) {
         s_lo[i] = 0u;
         s_hi[i] = 0;
@@ -967,7 +943,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         s_cnt[threadIdx.x] = 0ull;
     __syncthreads();
 
-    gr_xthread<K, F> st;
+    gr_xthread<K, P> st;
     gr_x_reset(st);
     for (int c = 0; c < 4; ++c)
         st.cnt[c] = 0u;
@@ -997,7 +973,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     for (bool first = true; first || lo < nvec; first = false) {
         const uint64_t hi = nvec - lo < per_round ? nvec : lo + per_round;
         uint64_t i = lo + t;
-        const bool batched = (gr_xbody<T>::batched != 0) != ((F & GR_XF_OTHERBODY) != 0);
+        const bool batched = (gr_xbody<T>::batched != 0) != (P::other_body != 0);
         if (!batched) {
             for (; i + 3 * nthreads < hi; i += 4 * nthreads) {
                 const vec_t a = gr_ldg(v + i);
@@ -1040,52 +1016,67 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
             for (uint64_t j = tail + t; j < n; j += nthreads)
                 gr_x_scalar<OP>(st, in[j]);
         }
-        gr_x_stamp<F>(1, st.a[0] + st.a[1] + st.a[K - 1]);
-        if (F & GR_XF_CUT_BODY) { /* a sink the compiler cannot drop: never true for the bench's data */
+        P::stamp(1, st.a[0] + st.a[1] + st.a[K - 1]);
+        if (P::cut_body) { /* a sink the compiler cannot drop: never true for the bench's data */
             if (st.a[0] == 0.125 && st.a[1] == 0.125)
                 result->nan = 1u;
             return;
         }
-        const bool carry = hi != nvec || (F & GR_XF_LASTCARRY) || hi - lo >= free_lim;
+        const bool carry = hi != nvec || P::last_carry || hi - lo >= free_lim;
         lo = hi;
         gr_x_round_end<BLOCK>(st, s_lo, s_hi, s_cnt, carry);
-        gr_x_stamp<F>(3);
+        P::stamp(3);
     }
 
-    if (F & GR_XF_CUT_MERGE)
+    if (P::cut_merge)
         return;
     const int any_nz = __syncthreads_or(st.nz);
-    if (!(F & GR_XF_TICKET)) {
+    if (!P::ticket) {
         /* block -> tally: no block waits for another (gr_x_block_tally) */
-        gr_x_block_tally<BLOCK, F>(s_lo, s_hi, s_cnt, s_sum, any_nz, (gr_exact_tally_t *)scratch, result, n);
+        gr_x_block_tally<BLOCK, P>(s_lo, s_hi, s_cnt, s_sum, any_nz, (gr_exact_tally_t *)scratch, result, n);
         return;
     }
-    /* GR_XF_TICKET: block -> grid accumulator (integer atomics: any order
+    /* P::ticket: block -> grid accumulator (integer atomics: any order
      * gives the same), a ticket, and the last block takes the accumulator */
     gr_exact_scratch_t *g = (gr_exact_scratch_t *)scratch;
     gr_x_block_to_grid<BLOCK>(s_lo, s_hi, s_cnt, any_nz, g);
-    gr_x_stamp<F>(4);
-    if (F & GR_XF_CUT_BLOCK)
+    P::stamp(4);
+    if (P::cut_block)
         return;
-    if (F & GR_XF_FENCES)
+    if (P::fences)
         __threadfence(); /* this thread's atomics before the ticket */
     __syncthreads();     /* the block's atomics before thread 0's release (gr_sync.cuh) */
     if (threadIdx.x == 0)
-        s_last = ((F & GR_XF_FENCES) ? atomicAdd(&g->ticket, 1u) : gr_ticket_take(&g->ticket)) == gridDim.x - 1u;
+        s_last = (P::fences ? atomicAdd(&g->ticket, 1u) : gr_ticket_take(&g->ticket)) == gridDim.x - 1u;
     __syncthreads();
-    gr_x_stamp<F>(5);
-    if (!s_last || (F & GR_XF_CUT_TICKET))
+    P::stamp(5);
+    if (!s_last || P::cut_ticket)
         return;
-    if (F & GR_XF_FENCES)
+    if (P::fences)
         __threadfence(); /* the ticket before the reads */
     gr_x_result_take<BLOCK>(g, result);
     __syncthreads();
     if (threadIdx.x == 0) {
         result->count = n;
-        if (F & GR_XF_FENCES)
+        if (P::fences)
             __threadfence_system();
     }
-    gr_x_stamp<F>(6);
+    P::stamp(6);
 }
+
+/* ---- the exact family's entry of the instance table (gr_dispatch.cuh) ------- */
+
+/* variant: the expansion's terms K; f64 has no sumsq (the square of an f64 is
+ * not exact in f64). */
+template <int DT, int OP, int V, int BLOCK>
+struct gr_kernel_of<GR_KF_EXACT, DT, OP, V, BLOCK> {
+    static const void *get()
+    {
+        if constexpr (DT == GR_C_F64 && OP == GR_C_SUMSQ)
+            return 0;
+        else
+            return (const void *)gr_exact_kernel<BLOCK, typename gr_ctype<DT>::type, OP, V>;
+    }
+};
 
 #endif /* GR_EXACT_CUH */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "gr_common.h"
+#include "gr_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,7 +65,8 @@ typedef struct gr_exact_result {
  * op, power:  GR_C_SUM, GR_C_ABSSUM, GR_C_SUMSQ (f32, f16, bf16: x*x is exact
  *             in f64), or GR_C_POWSUM with power 1 (= sum) or 2 (= sumsq).
  * terms:      floating-point expansion size per thread, 2 or 3; 0 = the
- *             measured default for the dtype (GR_EXACT_TERMS_F32/_F64).
+ *             tuning policy's for the dtype on the current GPU (a device
+ *             query per launch: callers on a hot path pass the policy's).
  * grid:       1..GR_EXACT_GRID_MAX blocks; block: 128, 256 or 512.
  * round_vecs: debug: vectors per thread between normalisations, 1..2^16;
  *             0 = GR_EXACT_ROUND_VECS. Any value gives the same result.
@@ -88,12 +90,8 @@ typedef struct gr_cuda_exact_launch {
     cudaStream_t stream;
 } gr_cuda_exact_launch_t;
 
-/* Expansion sizes and block size chosen by measurement on the H200
- * (docs/EXACT.md): 3 terms keep wide-range data (--gen stress) out of the
- * flush path at 1% (f32) to 4% (f64) of bandwidth on narrow-range data. */
-#define GR_EXACT_TERMS_F32 3
-#define GR_EXACT_TERMS_F64 3
-#define GR_EXACT_BLOCK_DEFAULT 512
+/* Expansion terms, block size and grid when the caller has none:
+ * tuning/gr_tuning.h (gr_tuning_for(GR_KF_EXACT, ...), gr_cuda_grid). */
 /* Most blocks and elements one launch may take: the tally's words keep a
  * count of blocks (< 2^15) above a sum below 2^47 (gr_exact.cuh). */
 #define GR_EXACT_GRID_MAX (1 << 14)
@@ -114,15 +112,6 @@ int gr_cuda_exact_supported(int dtype, int op, int power);
 
 /* Resident blocks per SM of the exact kernel, on the current device. */
 cudaError_t gr_cuda_exact_occupancy(int dtype, int op, int power, int terms, int block, int *blocks_per_sm);
-
-/*
- * Default grid for n elements on sm_count SMs: GR_EXACT_THREADS_PER_SM threads
- * per SM (capped by max_blocks_per_sm, the occupancy), fewer when n is small.
- * Fewer resident threads than the fast kernel: each one ends with an exact
- * merge of its expansion, and 16 KB in flight per SM already covers HBM latency.
- */
-#define GR_EXACT_THREADS_PER_SM 1024
-int gr_cuda_exact_grid(uint64_t n, int dtype, int block, int sm_count, int max_blocks_per_sm);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "gr_block.cuh"
+#include "gr_dispatch.cuh"
 #include "gr_sync.cuh"
 #include "gr_thread.cuh"
 
@@ -108,78 +109,41 @@ __global__ void __launch_bounds__(BLOCK) gr_reduce_kernel(const void *in_, uint6
     }
 }
 
-/* The kernel instance for (T, Op, block), or NULL for a block size not built.
- * narrow: take the per-thread accumulator of gr_thread_op where it has one
- * (the caller has checked its bound); ops without one have one instance. */
-template <typename T, typename Op, int NARROW>
-static const void *gr_reduce_kernel_for_block_n(int block)
-{
-    switch (block) {
-    case 128:
-        return (const void *)gr_reduce_kernel<128, T, Op, NARROW>;
-    case 256:
-        return (const void *)gr_reduce_kernel<256, T, Op, NARROW>;
-    case 512:
-        return (const void *)gr_reduce_kernel<512, T, Op, NARROW>;
-    case 1024:
-        return (const void *)gr_reduce_kernel<1024, T, Op, NARROW>;
-    default:
-        return 0;
-    }
-}
+/* ---- the fast family's entry of the instance table (gr_dispatch.cuh) -------- */
 
-template <typename T, typename Op>
-static const void *gr_reduce_kernel_for_block(int block, int narrow)
-{
-    if constexpr (gr_thread_op<T, Op>::narrow) {
-        if (narrow)
-            return gr_reduce_kernel_for_block_n<T, Op, 1>(block);
-    }
-    return gr_reduce_kernel_for_block_n<T, Op, 0>(block);
-}
+/* The operator of (floating or integer element, op). */
+template <int FLOAT, int OP>
+struct gr_fast_op {
+    typedef gr_op_fsum<OP> type; /* sum, abssum, sumsq, powsum */
+};
+template <>
+struct gr_fast_op<1, GR_C_MIN> {
+    typedef gr_op_fminmax<0> type;
+};
+template <>
+struct gr_fast_op<1, GR_C_MAX> {
+    typedef gr_op_fminmax<1> type;
+};
+template <int OP>
+struct gr_fast_op<0, OP> {
+    typedef gr_op_isum<OP> type;
+};
+template <>
+struct gr_fast_op<0, GR_C_MIN> {
+    typedef gr_op_iminmax<0> type;
+};
+template <>
+struct gr_fast_op<0, GR_C_MAX> {
+    typedef gr_op_iminmax<1> type;
+};
 
-/* Floating element types: every op. */
-template <typename T>
-static const void *gr_reduce_kernel_float(int op, int block, int narrow)
-{
-    switch (op) {
-    case GR_C_SUM:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_SUM> >(block, narrow);
-    case GR_C_ABSSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_ABSSUM> >(block, narrow);
-    case GR_C_SUMSQ:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_SUMSQ> >(block, narrow);
-    case GR_C_POWSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_fsum<GR_C_POWSUM> >(block, narrow);
-    case GR_C_MIN:
-        return gr_reduce_kernel_for_block<T, gr_op_fminmax<0> >(block, narrow);
-    case GR_C_MAX:
-        return gr_reduce_kernel_for_block<T, gr_op_fminmax<1> >(block, narrow);
-    default:
-        return 0;
-    }
-}
-
-/* Integer element types: every op. */
-template <typename T>
-static const void *gr_reduce_kernel_int(int op, int block, int narrow)
-{
-    switch (op) {
-    case GR_C_SUM:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_SUM> >(block, narrow);
-    case GR_C_ABSSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_ABSSUM> >(block, narrow);
-    case GR_C_SUMSQ:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_SUMSQ> >(block, narrow);
-    case GR_C_POWSUM:
-        return gr_reduce_kernel_for_block<T, gr_op_isum<GR_C_POWSUM> >(block, narrow);
-    case GR_C_MIN:
-        return gr_reduce_kernel_for_block<T, gr_op_iminmax<0> >(block, narrow);
-    case GR_C_MAX:
-        return gr_reduce_kernel_for_block<T, gr_op_iminmax<1> >(block, narrow);
-    default:
-        return 0;
-    }
-}
+/* variant 1: the per-thread accumulator of gr_thread_op where the op has one
+ * (the launcher has checked its bound); ops without one have one instance. */
+template <int DT, int OP, int V, int BLOCK>
+struct gr_kernel_of<GR_KF_FAST, DT, OP, V, BLOCK> {
+    typedef typename gr_ctype<DT>::type T;
+    typedef typename gr_fast_op<DT != GR_C_I32 && DT != GR_C_I64, OP>::type Op;
+    static const void *get() { return (const void *)gr_reduce_kernel<BLOCK, T, Op, (V && gr_thread_op<T, Op>::narrow)>; }
+};
 
 #endif /* GR_GRID_CUH */

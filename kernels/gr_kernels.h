@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gr_common.h"
+#include "gr_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,8 +22,6 @@ extern "C" {
 
 /* Bytes of scratch the reduce kernel needs per block (one accumulator). */
 #define GR_CUDA_SCRATCH_BYTES_PER_BLOCK 32
-/* Block size used when the caller has no preference (a later issue tunes it). */
-#define GR_CUDA_BLOCK_DEFAULT 256
 /* Most blocks one launch may use; bounds the scratch array. */
 #define GR_CUDA_GRID_MAX (1 << 20)
 
@@ -101,13 +100,8 @@ int gr_cuda_reduce_block_supported(int block);
 /* Resident blocks per SM of the reduce kernel for (dtype, op, block), on the current device. */
 cudaError_t gr_cuda_reduce_occupancy(int dtype, int op, int block, int *blocks_per_sm);
 
-/*
- * Grid for n elements: the resident-block count max_grid, or fewer blocks for
- * small n, so that each thread has a whole round of GR_CUDA_VECS_PER_THREAD
- * 16-byte vectors (fewer partials for the last block to fold); at least 1.
- */
-#define GR_CUDA_VECS_PER_THREAD 8
-int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_grid);
+/* The block size and grid when the caller has none: tuning/gr_tuning.h
+ * (gr_tuning_for(GR_KF_FAST, ...), gr_cuda_grid). */
 
 /*
  * Fill out[0..n) with the synthetic generator gen for global indices

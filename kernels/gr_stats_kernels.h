@@ -55,14 +55,8 @@ typedef struct gr_stats_result {
 
 /* Most blocks one launch may use (bounds the per-block partials of the scratch). */
 #define GR_STATS_GRID_MAX 4096
-/* Block size chosen when the caller has none, by dtype (measured on the
- * H200, docs/PERFORMANCE.md "Stats on the GPU"): 256 (3 blocks, 768 threads
- * per SM at 80 registers) but f64: 512 (2 blocks, 1024 threads, 64 registers). */
-#define GR_STATS_BLOCK_DEFAULT 256
-#define GR_STATS_BLOCK_DEFAULT_F64 512
-#define GR_STATS_BLOCK_FOR(dtype) ((dtype) == GR_C_F64 ? GR_STATS_BLOCK_DEFAULT_F64 : GR_STATS_BLOCK_DEFAULT)
-/* Resident threads per SM the default grid aims at (capped by occupancy). */
-#define GR_STATS_THREADS_PER_SM 1024
+/* Block size and grid when the caller has none: tuning/gr_tuning.h
+ * (gr_tuning_for(GR_KF_STATS, ...), gr_cuda_grid). */
 
 /*
  * One launch.
@@ -93,9 +87,6 @@ size_t gr_cuda_stats_scratch_bytes(void);
 /* 1 when dtype has a stats kernel (f32, f64, i32, i64). */
 int gr_cuda_stats_supported(int dtype);
 cudaError_t gr_cuda_stats_occupancy(int dtype, int block, int *blocks_per_sm);
-/* Default grid for n elements: GR_STATS_THREADS_PER_SM per SM capped by the
- * occupancy, fewer when n is small (>= 4 vectors per thread). */
-int gr_cuda_stats_grid(uint64_t n, int dtype, int block, int sm_count, int max_blocks_per_sm);
 
 #ifdef __cplusplus
 }

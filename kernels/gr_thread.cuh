@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "gr_ops.cuh"
+#include "gr_tuning.h"
 #include "gr_vec.cuh"
 
 /* How to fold the lanes of each 16-byte vector (gr_vec.cuh) into an accumulator. */
@@ -72,8 +73,8 @@ __device__ __forceinline__ void gr_add_vec(const Op &op, typename Op::acc_t &a, 
 }
 
 /* Vectors each thread has in flight in the body: all GR_THREAD_UNROLL loads
- * are issued before the first is used. */
-#define GR_THREAD_UNROLL 8
+ * are issued before the first is used (the tuning policy's, gr_tuning_sm90.h). */
+#define GR_THREAD_UNROLL GR_TUNE_FAST_LOADS
 
 /*
  * The body over vectors v[0..nvec) for thread t of nthreads, index type I

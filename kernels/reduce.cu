@@ -2,74 +2,34 @@
  * reduce.cu - extern "C" launchers of the single-pass reduce (gr_grid.cuh).
  *
  * The kernel instances live in reduce_{f32,f64,i32,i64,f16,bf16}.cu; every instance
- * has the same parameter list, so one table lookup and cudaLaunchKernel
- * serve all of them.
+ * has the same parameter list, so one lookup in the instance table
+ * (gr_dispatch.cuh) and cudaLaunchKernel serve all of them. The grid is the
+ * tuning policy's (gr_cuda_grid, kernels/tuning.cu).
  */
+#include "gr_dispatch.cuh"
 #include "gr_kernels.h"
 
 #include <string.h>
 #include <time.h>
 
-extern "C" const void *gr_cuda_reduce_kernel_f32(int op, int block, int narrow);
-extern "C" const void *gr_cuda_reduce_kernel_f64(int op, int block, int narrow);
-extern "C" const void *gr_cuda_reduce_kernel_i32(int op, int block, int narrow);
-extern "C" const void *gr_cuda_reduce_kernel_i64(int op, int block, int narrow);
-extern "C" const void *gr_cuda_reduce_kernel_f16(int op, int block, int narrow);
-extern "C" const void *gr_cuda_reduce_kernel_bf16(int op, int block, int narrow);
-
-/* narrow: per-thread accumulators of gr_thread_op allowed (bound checked by the caller) */
-static const void *kernel_for(int dtype, int op, int block, int narrow)
-{
-    switch (dtype) {
-    case GR_C_F32:
-        return gr_cuda_reduce_kernel_f32(op, block, narrow);
-    case GR_C_F64:
-        return gr_cuda_reduce_kernel_f64(op, block, narrow);
-    case GR_C_I32:
-        return gr_cuda_reduce_kernel_i32(op, block, narrow);
-    case GR_C_I64:
-        return gr_cuda_reduce_kernel_i64(op, block, narrow);
-    case GR_C_F16:
-        return gr_cuda_reduce_kernel_f16(op, block, narrow);
-    case GR_C_BF16:
-        return gr_cuda_reduce_kernel_bf16(op, block, narrow);
-    default:
-        return 0;
-    }
-}
-
-static uint64_t elem_size(int dtype)
-{
-    if (gr_c_is_half(dtype))
-        return 2u;
-    return (dtype == GR_C_F32 || dtype == GR_C_I32) ? 4u : 8u;
-}
+/* gr_fast_kernel_for(dtype, op, narrow, block): the instance table's walk
+ * (gr_dispatch.cuh); narrow: per-thread accumulators of gr_thread_op allowed
+ * (bound checked by the caller) */
+GR_DISPATCH(fast)
 
 extern "C" int gr_cuda_reduce_block_supported(int block)
 {
-    return block == 128 || block == 256 || block == 512 || block == 1024;
+    return gr_in(block, gr_family<GR_KF_FAST>::blocks());
 }
 
 extern "C" cudaError_t gr_cuda_reduce_occupancy(int dtype, int op, int block, int *blocks_per_sm)
 {
     /* the instance launches use for any n below 2^31 x the grid's threads */
-    const void *k = kernel_for(dtype, op, block, 1);
+    const void *k = gr_fast_kernel_for(dtype, op, 1, block);
     *blocks_per_sm = 0;
     if (!k)
         return cudaErrorInvalidValue;
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, block, 0);
-}
-
-extern "C" int gr_cuda_reduce_grid(uint64_t n, int dtype, int block, int max_grid)
-{
-    /* a whole round of vectors per thread; more blocks would only add partials */
-    uint64_t per_block = (uint64_t)block * GR_CUDA_VECS_PER_THREAD * (16u / elem_size(dtype));
-    uint64_t g = (n + per_block - 1) / per_block;
-    if (g > (uint64_t)max_grid)
-        g = (uint64_t)max_grid;
-    if (g > (uint64_t)GR_CUDA_GRID_MAX)
-        g = GR_CUDA_GRID_MAX;
-    return g < 1 ? 1 : (int)g;
 }
 
 extern "C" cudaError_t gr_cuda_launch_reduce(const gr_cuda_reduce_launch_t *l)
@@ -80,7 +40,7 @@ extern "C" cudaError_t gr_cuda_launch_reduce(const gr_cuda_reduce_launch_t *l)
     /* per-thread accumulators of gr_thread_op: no thread may fold 2^32
      * elements; a thread folds at most n / threads + 6 (gr_thread.cuh) */
     const int narrow = l->n / ((uint64_t)l->grid * (uint64_t)l->block) < ((uint64_t)1 << 31);
-    const void *k = kernel_for(l->dtype, l->op, l->block, narrow);
+    const void *k = gr_fast_kernel_for(l->dtype, l->op, narrow, l->block);
     if (!k || !l->scratch || !l->ticket || !l->result)
         return cudaErrorInvalidValue;
     const void *in = l->in;

@@ -7,7 +7,4 @@
  */
 #include "gr_grid.cuh"
 
-extern "C" const void *gr_cuda_reduce_kernel_i64(int op, int block, int narrow)
-{
-    return gr_reduce_kernel_int<int64_t>(op, block, narrow);
-}
+GR_INSTANCES(fast, i64, GR_C_I64)

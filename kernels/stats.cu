@@ -32,7 +32,7 @@
  * block writes *result, count last.
  *
  * Must never be built with fast-math or flush-to-zero (the exact sum's
- * TwoSums need IEEE subnormals).
+ * TwoSums need IEEE subnormals; gr_exact.cuh refuses to compile so).
  */
 #include "gr_exact.cuh"
 #include "gr_stats_kernels.h"
@@ -40,9 +40,6 @@
 
 #include <limits.h>
 
-#if defined(__CUDA_FTZ) && __CUDA_FTZ
-#error "kernels/stats.cu must not be built with -ftz=true or fast-math: the exact sum needs IEEE subnormals"
-#endif
 
 static_assert(GR_EXACT_LIMBS == GR_XACC_LIMBS, "device limbs must match gr_xacc_t");
 static_assert(sizeof(gr_stats_result_t) == (GR_EXACT_LIMBS + 13) * 8, "gr_stats_result_t layout");
@@ -424,10 +421,9 @@ __device__ __forceinline__ void gr_s_write(gr_stats_result_t *result, const gr_s
 
 /* ---- float kernel ----------------------------------------------------------- */
 
-/* Blocks of 128 and 512 are held to 1024 resident threads per SM (64
- * registers, a few spilled), 256 to 768 (85 registers, none spilled).
- * docs/PERFORMANCE.md "Stats on the GPU" has the measurement. */
-#define GR_STATS_MINB(BLOCK) ((BLOCK) == 256 ? 3 : 1024 / (BLOCK))
+/* Resident blocks an SM: the tuning policy's (gr_tuning_sm90.h; docs/PERFORMANCE.md
+ * "Stats on the GPU" has the measurement). */
+#define GR_STATS_MINB(BLOCK) GR_TUNE_STATS_MINB(BLOCK)
 
 template <int BLOCK, typename T, int K>
 __global__ void __launch_bounds__(BLOCK, GR_STATS_MINB(BLOCK))
@@ -700,36 +696,26 @@ __global__ void __launch_bounds__(BLOCK)
 
 /* ---- launcher ---------------------------------------------------------------- */
 
-template <int BLOCK>
-static const void *kernel_for_block(int dtype)
-{
-    switch (dtype) {
-    case GR_C_F32:
-        return (const void *)gr_stats_float_kernel<BLOCK, float, GR_STATS_TERMS>;
-    case GR_C_F64:
-        return (const void *)gr_stats_float_kernel<BLOCK, double, GR_STATS_TERMS>;
-    case GR_C_I32:
-        return (const void *)gr_stats_int_kernel<BLOCK, int>;
-    case GR_C_I64:
-        return (const void *)gr_stats_int_kernel<BLOCK, long long>;
-    default:
-        return 0;
+/* The stats family's entry of the instance table (gr_dispatch.cuh): one op,
+ * one variant; floats with GR_STATS_TERMS expansion terms; i64 as long long
+ * (the 128-bit accumulator's overloads, gr_s_iadd, are written for it). */
+template <int DT, int OP, int V, int BLOCK>
+struct gr_kernel_of<GR_KF_STATS, DT, OP, V, BLOCK> {
+    static const void *get()
+    {
+        if constexpr (DT == GR_C_F32 || DT == GR_C_F64)
+            return (const void *)gr_stats_float_kernel<BLOCK, typename gr_ctype<DT>::type, GR_STATS_TERMS>;
+        else if constexpr (DT == GR_C_I32)
+            return (const void *)gr_stats_int_kernel<BLOCK, int>;
+        else
+            return (const void *)gr_stats_int_kernel<BLOCK, long long>;
     }
-}
+};
 
-static const void *kernel_for(int dtype, int block)
-{
-    switch (block) {
-    case 128:
-        return kernel_for_block<128>(dtype);
-    case 256:
-        return kernel_for_block<256>(dtype);
-    case 512:
-        return kernel_for_block<512>(dtype);
-    default:
-        return 0;
-    }
-}
+GR_DTYPES_stats(GR_INSTANCES)
+GR_DISPATCH(stats)
+
+static const void *kernel_for(int dtype, int block) { return gr_stats_kernel_for(dtype, 0, 0, block); }
 
 extern "C" size_t gr_cuda_stats_scratch_bytes(void) { return sizeof(gr_stats_scratch_t); }
 
@@ -747,32 +733,13 @@ extern "C" cudaError_t gr_cuda_stats_occupancy(int dtype, int block, int *blocks
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, block, 0);
 }
 
-extern "C" int gr_cuda_stats_grid(uint64_t n, int dtype, int block, int sm_count, int max_blocks_per_sm)
-{
-    int per_sm = GR_STATS_THREADS_PER_SM / block;
-    if (per_sm < 1)
-        per_sm = 1;
-    if (max_blocks_per_sm > 0 && per_sm > max_blocks_per_sm)
-        per_sm = max_blocks_per_sm;
-    uint64_t g = (uint64_t)per_sm * (uint64_t)(sm_count > 0 ? sm_count : 1);
-    const uint64_t vec = (dtype == GR_C_F32 || dtype == GR_C_I32) ? 4u : 2u;
-    const uint64_t per_block = (uint64_t)block * 4u * vec; /* at least 4 vectors a thread */
-    const uint64_t want = (n + per_block - 1) / per_block;
-    if (g > want)
-        g = want;
-    if (g > (uint64_t)GR_STATS_GRID_MAX)
-        g = GR_STATS_GRID_MAX;
-    return g < 1 ? 1 : (int)g;
-}
-
 extern "C" cudaError_t gr_cuda_launch_stats(const gr_cuda_stats_launch_t *l)
 {
     const void *k = kernel_for(l->dtype, l->block);
     if (!k || l->grid < 1 || l->grid > GR_STATS_GRID_MAX || l->round_vecs > GR_EXACT_ROUND_VECS || !l->scratch ||
         !l->result || (l->n > 0 && !l->in))
         return cudaErrorInvalidValue;
-    const size_t esz = (l->dtype == GR_C_F32 || l->dtype == GR_C_I32) ? 4u : 8u;
-    if ((uintptr_t)l->in % esz != 0)
+    if ((uintptr_t)l->in % gr_c_elem_size(l->dtype) != 0)
         return cudaErrorMisalignedAddress;
     const void *in = l->in;
     uint64_t n = l->n;

@@ -15,10 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifdef GR_WITH_CUDA
-#include "gr_cuda_check.h"
-#endif
-
 static int g_rank = 0;
 
 /* A failure that is not the input's fault (context, MPI): end the job. */
@@ -75,7 +71,7 @@ static const char *format_name(gr_file_format_t f) { return f == GR_FILE_NPY ? "
 enum { T_READ, T_H2D, T_REDUCE, T_STALL, T_LOCAL, T_COMBINE, T_TOTAL, T_COUNT };
 static const char *const t_names[T_COUNT] = {"read", "h2d", "reduce", "stall", "local", "combine", "total"};
 
-/* Timed copies of the H2D reference (after one untimed); the median counts. */
+/* Timed copies of the H2D reference (gr_file_h2d_reference: the median of 7 after an untimed one). */
 #define H2D_REF_COPIES 7
 
 /* What the cuda input pipeline's copies are measured against, on this rank. */
@@ -88,57 +84,6 @@ typedef struct h2d_ref {
 } h2d_ref_t;
 
 #ifdef GR_WITH_CUDA
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Pinned host-to-device cudaMemcpyAsync of `bytes` on GPU `device`, timed by
- * events on a stream of its own: GB/s of the median copy. The reference the
- * pipeline's H2D stage is compared with (same chunk size, same process). */
-static gr_result_t h2d_reference(int device, size_t bytes, double *gbps)
-{
-    void *h = NULL, *dv = NULL;
-    cudaStream_t st = NULL;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    double ms[H2D_REF_COPIES];
-    gr_result_t r = GR_SUCCESS;
-    *gbps = 0;
-    GR_CUDA_CHECK_GOTO(cudaSetDevice(device), r, out);
-    GR_CUDA_CHECK_GOTO(cudaHostAlloc(&h, bytes, cudaHostAllocDefault), r, out);
-    GR_CUDA_CHECK_GOTO(cudaMalloc(&dv, bytes), r, out);
-    memset(h, 0x3c, bytes); /* resident before the first copy */
-    GR_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), r, out);
-    GR_CUDA_CHECK_GOTO(cudaEventCreate(&e0), r, out);
-    GR_CUDA_CHECK_GOTO(cudaEventCreate(&e1), r, out);
-    for (int i = -1; i < H2D_REF_COPIES; ++i) {
-        float t = 0;
-        GR_CUDA_CHECK_GOTO(cudaEventRecord(e0, st), r, out);
-        GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(dv, h, bytes, cudaMemcpyHostToDevice, st), r, out);
-        GR_CUDA_CHECK_GOTO(cudaEventRecord(e1, st), r, out);
-        GR_CUDA_CHECK_GOTO(cudaEventSynchronize(e1), r, out);
-        GR_CUDA_CHECK_GOTO(cudaEventElapsedTime(&t, e0, e1), r, out);
-        if (i >= 0)
-            ms[i] = t;
-    }
-    qsort(ms, H2D_REF_COPIES, sizeof(double), cmp_double);
-    if (ms[H2D_REF_COPIES / 2] > 0)
-        *gbps = (double)bytes / (ms[H2D_REF_COPIES / 2] * 1e-3) / 1e9;
-out:
-    if (e0)
-        GR_CUDA_IGNORE(cudaEventDestroy(e0));
-    if (e1)
-        GR_CUDA_IGNORE(cudaEventDestroy(e1));
-    if (st)
-        GR_CUDA_IGNORE(cudaStreamDestroy(st));
-    if (dv)
-        GR_CUDA_IGNORE(cudaFree(dv));
-    if (h)
-        GR_CUDA_IGNORE(cudaFreeHost(h));
-    return r;
-}
-
 /* The median of n values (sorted in place). */
 static double median_of(double *v, int n)
 {
@@ -164,7 +109,7 @@ static void measure_h2d_ref(gr_ctx_t ctx, const gr_file_info_t *info, int np, co
     for (int r = 0; ok && r < np; ++r) {
         if (r == g_rank) {
             double gbps = 0;
-            if (h2d_reference(gr_ctx_device(ctx), (size_t)copy, &gbps) == GR_SUCCESS && gbps > 0)
+            if (gr_file_h2d_reference(ctx, (size_t)copy, &gbps) == GR_SUCCESS && gbps > 0)
                 mine[0] = gbps;
         }
         if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)

@@ -4,7 +4,6 @@
  */
 #define _DEFAULT_SOURCE /* readlink */
 #include "cli.h"
-#include "gr_env.h"
 
 #include <errno.h>
 #include <math.h>
@@ -374,10 +373,11 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (argc > 1 && !strcmp(argv[1], "--help-env")) {
         if (g_rank == 0) {
-            const gr_env_var_t *t = gr_env_table();
             printf("%-28s %-5s %-28s %s\n", "variable", "owner", "default", "meaning");
-            for (int i = 0; i < GR_ENV_COUNT; ++i)
-                printf("%-28s %-5s %-28s %s\n", t[i].name, t[i].ours ? "ours" : "other", t[i].def, t[i].meaning);
+            for (int i = 0; i < gr_env_count(); ++i) {
+                const gr_env_info_t *t = gr_env_info(i);
+                printf("%-28s %-5s %-28s %s\n", t->name, t->ours ? "ours" : "other", t->def, t->meaning);
+            }
         }
         MPI_Finalize();
         return cli_output_finish(CLI_EXIT_OK);

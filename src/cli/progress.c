@@ -6,7 +6,6 @@
  */
 #define _POSIX_C_SOURCE 200809L /* isatty, clock_gettime, pthread_condattr_setclock */
 #include "progress.h"
-#include "gr_env.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -228,7 +227,7 @@ void cli_progress_init(int quiet)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* GR_PROGRESS: off (0, no), tty (redraw in place), log (plain lines), else auto. mpirun
      * hands ranks a pipe for stderr, so under it auto means log: tty asks for the redrawn line */
-    const char *env = gr_env(GR_ENV_PROGRESS);
+    const char *env = gr_env_value("GR_PROGRESS");
     int off = env && (!strcmp(env, "0") || !strcasecmp(env, "off") || !strcasecmp(env, "no"));
     P.on = rank == 0 && !quiet && !off;
     P.tty = isatty(STDERR_FILENO);
@@ -237,7 +236,7 @@ void cli_progress_init(int quiet)
     else if (env && !strcasecmp(env, "log"))
         P.tty = 0;
     P.after = P.tty ? PROG_AFTER_TTY_S : PROG_AFTER_LOG_S;
-    const char *a = gr_env(GR_ENV_PROGRESS_AFTER);
+    const char *a = gr_env_value("GR_PROGRESS_AFTER");
     if (a) {
         char *end = NULL;
         double v = strtod(a, &end);

@@ -1,6 +1,5 @@
 /* report.c - placement table, statistics and value text for the CLI. */
 #include "cli.h"
-#include "gr_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,13 +45,10 @@ void value_text(const gr_value_t *v, char *dec, size_t dlen, char *hex, size_t h
     snprintf(dec, dlen, "%.17g", v->f);
     /* f16/bf16 input and a value of that type (exact mode, min, max): its bits after the %a
      * form, "0x1p+0 (f16 0x3c00)", so the first word still parses as a float */
-    if (gr_c_is_half(v->dtype) && !isnan(v->f)) {
-        int bf = v->dtype == GR_BF16;
-        uint16_t bits = gr_f32_to_half_bits((float)v->f, bf);
-        if ((double)gr_half_bits_to_f32(bits, bf) == v->f) {
-            snprintf(hex, hlen, "%a (%s 0x%04x)", v->f, bf ? "bf16" : "f16", (unsigned)bits);
-            return;
-        }
+    uint16_t bits = 0;
+    if (gr_value_half_bits(v, &bits)) {
+        snprintf(hex, hlen, "%a (%s 0x%04x)", v->f, v->dtype == GR_BF16 ? "bf16" : "f16", (unsigned)bits);
+        return;
     }
     snprintf(hex, hlen, "%a", v->f);
 }

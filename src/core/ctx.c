@@ -49,9 +49,9 @@ static gr_result_t choose_backend(gr_ctx_t ctx)
         ngpu = 0;
     }
     if (want == GR_BACKEND_AUTO)
-        want = (gr_backend_cuda_ops_ptr && ngpu > 0) ? GR_BACKEND_CUDA : GR_BACKEND_CPU;
+        want = (gr_backend_cuda_ops.built && ngpu > 0) ? GR_BACKEND_CUDA : GR_BACKEND_CPU;
     if (want == GR_BACKEND_CUDA) {
-        if (!gr_backend_cuda_ops_ptr)
+        if (!gr_backend_cuda_ops.built)
             GR_FAIL(GR_ERR_NOT_BUILT, "--backend cuda: this gpureduce was built without CUDA; "
                                       "rebuild with the CUDA toolkit or use --backend cpu");
         if (ngpu <= 0) {
@@ -60,11 +60,13 @@ static gr_result_t choose_backend(gr_ctx_t ctx)
                                    "run on a GPU node, check the job's GPU request, or use --backend cpu",
                     cvd ? cvd : "unset");
         }
-        ctx->ops = gr_backend_cuda_ops_ptr;
+        ctx->ops = &gr_backend_cuda_ops;
     } else {
         ctx->ops = &gr_backend_cpu_ops;
     }
     ctx->backend = want;
+    const char *stream = gr_env(GR_ENV_INPUT_STREAM);
+    ctx->stream_generic = stream && !strcmp(stream, "generic");
     GR_INFO(GR_SUB_INIT, "backend %s (requested %s, %d CUDA device(s) visible)", gr_backend_name(want),
             gr_backend_name(ctx->cfg.backend), ngpu);
     return GR_SUCCESS;

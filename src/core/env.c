@@ -56,4 +56,12 @@ int gr_env_lookup(const char *name)
     return -1;
 }
 
-const gr_env_var_t *gr_env_table(void) { return g_vars; }
+int gr_env_count(void) { return GR_ENV_COUNT; }
+
+const gr_env_info_t *gr_env_info(int i) { return i >= 0 && i < GR_ENV_COUNT ? &g_vars[i] : NULL; }
+
+const char *gr_env_value(const char *name)
+{
+    int id = gr_env_lookup(name);
+    return id < 0 ? NULL : gr_env((gr_env_id_t)id);
+}

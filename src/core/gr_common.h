@@ -82,6 +82,11 @@ GR_HD gr_gen_keys_t gr_gen_make_keys(uint64_t seed)
 
 /* f16 or bf16: held as 2-byte bit patterns, widened exactly to f32/f64 to compute. */
 GR_HD int gr_c_is_half(int dtype) { return dtype == GR_C_F16 || dtype == GR_C_BF16; }
+/* Bytes of one element of dtype (GR_C_*): device code and the launchers. */
+GR_HD unsigned gr_c_elem_size(int dtype)
+{
+    return gr_c_is_half(dtype) ? 2u : (dtype == GR_C_F32 || dtype == GR_C_I32) ? 4u : 8u;
+}
 /* Floating dtypes: f32, f64, f16, bf16. */
 GR_HD int gr_c_is_float(int dtype) { return dtype == GR_C_F32 || dtype == GR_C_F64 || gr_c_is_half(dtype); }
 

@@ -9,6 +9,8 @@
 #ifndef GR_ENV_H
 #define GR_ENV_H
 
+#include "gpureduce.h"
+
 typedef enum gr_env_id {
     /* ours */
     GR_ENV_DEBUG,
@@ -32,18 +34,13 @@ typedef enum gr_env_id {
     GR_ENV_COUNT
 } gr_env_id_t;
 
-typedef struct gr_env_var {
-    const char *name;
-    const char *def;     /* what applies when it is unset */
-    const char *meaning;
-    int ours;            /* 1: a gpureduce variable; 0: set by the launcher, CUDA or NCCL */
-} gr_env_var_t;
+/* An entry: name, default, meaning, ours (the public gr_env_info_t; gr_env_info()
+ * and gr_env_value() give the registry to the CLI and applications). */
+typedef gr_env_info_t gr_env_var_t;
 
 /* The value of a registered variable, or NULL when it is unset or empty. */
 const char *gr_env(gr_env_id_t id);
 /* The id of a registered name, or -1. */
 int gr_env_lookup(const char *name);
-/* The registry, GR_ENV_COUNT entries in gr_env_id_t order. */
-const gr_env_var_t *gr_env_table(void);
 
 #endif

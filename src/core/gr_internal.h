@@ -133,10 +133,17 @@ double gr_fmin_total(double a, double b);
 double gr_fmax_total(double a, double b);
 
 /* ---------------------------------------------------------------------------
- * Backends.
+ * Backends: one interface, filled by each backend (src/backend/cpu,
+ * src/backend/cuda, and src/backend/none for builds without CUDA), chosen
+ * once when the context is created (ctx.c) and reached only as ctx->ops.
  * ------------------------------------------------------------------------- */
+struct gr_stream_ops;   /* the file input's stream (src/io/gr_stream.h) */
+struct gr_stats_part;   /* --op stats partial (src/core/gr_stats.h) */
+struct gr_vpartial;     /* vector-op partial (src/core/gr_vec.h) */
 typedef struct gr_backend_ops {
     const char *name;
+    /* 0 for the stub of a backend this build lacks: its init says what to do */
+    int built;
     gr_result_t (*init)(gr_ctx_t ctx, void **state);
     void (*fini)(gr_ctx_t ctx, void *state);
     /* Memory for count elements where this backend reduces fastest. */
@@ -159,11 +166,19 @@ typedef struct gr_backend_ops {
                         int *done, gr_partial_t *out);
     /* Write bytes[0..n) to device address dst, queued on stream (NULL: the backend's). */
     gr_result_t (*deliver)(gr_ctx_t ctx, void *state, void *stream, void *dst, const void *bytes, size_t n);
+    /* --op stats of count elements at ptr (device memory when on_device) into *out (initialised). */
+    gr_result_t (*stats)(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count, gr_dtype_t t,
+                         struct gr_stats_part *out);
+    /* A vector op (dot, nrm2, argmin, argmax) of one batch item (device memory when on_device). */
+    gr_result_t (*vec)(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device,
+                       struct gr_vpartial *out);
+    /* The chunked file input's stream (src/io/gr_stream.h): how chunks reach this backend. */
+    const struct gr_stream_ops *stream;
 } gr_backend_ops_t;
 
 extern const gr_backend_ops_t gr_backend_cpu_ops;
-/* NULL when the library was built without CUDA. */
-extern const gr_backend_ops_t *const gr_backend_cuda_ops_ptr;
+/* The cuda backend, or its stub (built 0) in a build without CUDA. */
+extern const gr_backend_ops_t gr_backend_cuda_ops;
 /* Number of CUDA devices this process sees (0 without CUDA or without a GPU). */
 int gr_cuda_device_count(void);
 /* The calling thread's current CUDA device (-1 without CUDA or on error). */
@@ -196,8 +211,9 @@ struct gr_ctx {
     char host[256];
     gr_config_t cfg;
     gr_backend_t backend;
-    const gr_backend_ops_t *ops;
+    const gr_backend_ops_t *ops; /* chosen once, by choose_backend (ctx.c) */
     void *bstate;
+    int stream_generic;          /* GR_INPUT_STREAM=generic: file input through the generic stream */
     int device;          /* CUDA ordinal, -1 for cpu */
     char gpu_name[256];
     char pci_bus_id[32];

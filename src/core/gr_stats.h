@@ -30,9 +30,4 @@ void gr_stats_part_merge(gr_stats_part_t *p, const gr_stats_part_t *q);
 /* Combine every rank's part in rank order at d's root (or everywhere). */
 gr_result_t gr_stats_combine(gr_ctx_t ctx, const gr_desc_t *d, const gr_stats_part_t *p, gr_stats_t *out);
 
-/* The local part of count elements at a device pointer on the cuda backend
- * (backend_cuda_stats.c; NULL in builds without CUDA). */
-extern gr_result_t (*const gr_cuda_stats_local_ptr)(gr_ctx_t ctx, const void *dev_ptr, uint64_t count, gr_dtype_t t,
-                                                    gr_stats_part_t *p);
-
 #endif /* GR_STATS_H */

@@ -91,8 +91,8 @@ static inline int gr_op_is_vec(gr_op_kind_t k)
  */
 gr_result_t gr_cpu_vec_reduce(int threads, const gr_batch_item_t *it, gr_vpartial_t *out);
 
-/* The cuda backend's kernels for an item on device memory (backend_cuda_vec.c); NULL in builds
- * without CUDA. Folds into *out (initialised by the caller). */
-extern gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out);
+/* The cuda backend's kernels for an item on device memory (backend_cuda_vec.c; builds with
+ * CUDA only, reached through the backend's ops). Folds into *out (initialised by the caller). */
+gr_result_t gr_cuda_vec_reduce(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out);
 
 #endif /* GR_VEC_H */

@@ -265,15 +265,11 @@ static gr_result_t stats_run(gr_ctx_t ctx, const void *ptr, int on_device, uint6
     if (count > 0 && !ptr) {
         GR_ERROR(GR_SUB_ALL, "%s: NULL data pointer with a non-zero count", who);
         r = GR_ERR_INVALID_ARG;
-    } else if (on_device) {
-        if (ctx->backend != GR_BACKEND_CUDA || !gr_cuda_stats_local_ptr) {
-            GR_ERROR(GR_SUB_ALL, "%s: device memory needs the cuda backend; use gr_stats_host with the cpu backend", who);
-            r = GR_ERR_INVALID_ARG;
-        } else {
-            r = gr_cuda_stats_local_ptr(ctx, ptr, count, d->dtype, &part);
-        }
+    } else if (on_device && ctx->backend != GR_BACKEND_CUDA) {
+        GR_ERROR(GR_SUB_ALL, "%s: device memory needs the cuda backend; use gr_stats_host with the cpu backend", who);
+        r = GR_ERR_INVALID_ARG;
     } else {
-        gr_stats_part_add(&part, ptr, count, d->dtype);
+        r = ctx->ops->stats(ctx, ctx->bstate, ptr, on_device, count, d->dtype, &part);
     }
     if (r != GR_SUCCESS) {
         gr_stats_part_init(&part);

@@ -1,6 +1,7 @@
 /* util.c - names, descriptors, sharding. */
 #include "gr_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,18 @@ const char *gr_strerror(gr_result_t r)
 #undef GR_RESULT_CASE_
     }
     return "unknown result code";
+}
+
+int gr_value_half_bits(const gr_value_t *v, uint16_t *bits)
+{
+    if (!v || !bits || v->is_integer || !gr_c_is_half((int)v->dtype) || isnan(v->f))
+        return 0;
+    const int bf = v->dtype == GR_BF16;
+    const uint16_t b = gr_f32_to_half_bits((float)v->f, bf);
+    if ((double)gr_half_bits_to_f32(b, bf) != v->f)
+        return 0;
+    *bits = b;
+    return 1;
 }
 
 const char *gr_dtype_name(gr_dtype_t t)

@@ -196,11 +196,6 @@ static gr_result_t check_item(gr_ctx_t ctx, const gr_batch_item_t *it, int j, in
     if (on_device && ctx->backend != GR_BACKEND_CUDA)
         GR_FAIL(GR_ERR_INVALID_ARG, "batch item %d: device memory needs the cuda backend; reduce host memory "
                                     "(gr_reduce_batch_host, gr_dot_host) with the cpu backend", j);
-    if (on_device && gr_desc_is_vec(&it->desc) && !gr_cuda_vec_reduce_ptr)
-        GR_FAIL(GR_ERR_NOT_BUILT,
-                "batch item %d: %s of %s on device memory needs the CUDA build; reduce host memory "
-                "(gr_reduce_batch_host, gr_dot_host) or use --backend cpu",
-                j, gr_op_name(it->desc.op.kind), gr_dtype_name(it->desc.dtype));
     return GR_SUCCESS;
 }
 
@@ -238,10 +233,8 @@ static gr_result_t batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, 
             gr_batch_item_t ex = *it;
             ex.desc.mode = GR_MODE_EXACT;
             r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, &ex, &mine[j]);
-        } else if (gr_desc_is_vec(&it->desc) && on_device)
-            r = gr_cuda_vec_reduce_ptr(ctx, it, &mine[j]);
-        else if (gr_desc_is_vec(&it->desc))
-            r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, &mine[j]);
+        } else if (gr_desc_is_vec(&it->desc))
+            r = ctx->ops->vec(ctx, ctx->bstate, it, on_device, &mine[j]);
         else
             r = ctx->ops->reduce(ctx, ctx->bstate, it->x, on_device, it->count, &it->desc, &mine[j].p);
     }

@@ -3,13 +3,13 @@
  * (io_pipeline.c): the reader fills a slot's host buffer with chunk k+1
  * while the backend reduces chunk k from the other slot.
  *
- * A backend that can overlap better than "reduce a host pointer in a helper
- * thread" provides a gr_stream_ops_t. The cuda backend's is
- * gr_backend_cuda_stream_ops (backend_cuda_stream.c; gr_stream_ops_for picks
- * it whenever the library is built with CUDA and the context's backend is
- * cuda; the pipeline uses it for every dtype (f16/bf16 move as 2-byte
- * items), not for the widening storage alias or --op stats, which take the
- * generic one):
+ * Every backend names its stream in its ops (gr_backend_ops_t.stream): the
+ * cpu backend the generic one (a helper thread per chunk calling
+ * ctx->ops->reduce on host memory), the cuda backend its own,
+ * gr_backend_cuda_stream_ops (backend_cuda_stream.c). The pipeline uses the
+ * backend's for every dtype (f16/bf16 move as 2-byte items), not for the
+ * widening storage alias or --op stats, which take the generic one. The
+ * cuda stream:
  *
  *   open   cudaHostAlloc GR_STREAM_SLOTS pinned host buffers and
  *          cudaMalloc as many device buffers of chunk_bytes on the context's
@@ -33,7 +33,7 @@
  * result that folds chunks in order stays repeatable in fast mode.
  *
  * GR_INPUT_STREAM=generic in the environment forces the generic stream (to
- * compare the two; see docs/INPUT.md).
+ * compare the two; see docs/INPUT.md); it is read once, at context creation.
  */
 #ifndef GR_STREAM_H
 #define GR_STREAM_H
@@ -57,16 +57,16 @@ typedef struct gr_stream_ops {
                        double *h2d_s);
     /* Wait for anything in flight and free; NULL is accepted. */
     void (*close)(void *stream);
+    /* GB/s of one host-to-device copy of bytes, as gr_file_h2d_reference says
+     * (GR_ERR_UNSUPPORTED for a stream that copies nothing). */
+    gr_result_t (*h2d_reference)(void *bstate, size_t bytes, double *gbps);
 } gr_stream_ops_t;
 
-/* The stream ops for ctx's backend: the backend's own, or the generic one
- * (a helper thread per chunk calling ctx->ops->reduce on host memory). */
-#ifdef GR_WITH_CUDA
+/* The cuda backend's (backend_cuda_stream.c; only in builds with CUDA). */
 extern const gr_stream_ops_t gr_backend_cuda_stream_ops;
-#endif
-const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx);
 
-/* The generic implementation, exposed for tests. */
+/* The generic implementation: the cpu backend's, and the one every backend
+ * takes for host-side work; exposed for tests. */
 extern const gr_stream_ops_t gr_stream_generic_ops;
 
 /*

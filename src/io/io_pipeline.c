@@ -177,23 +177,22 @@ static gr_result_t generic_end(void *stream, int slot, const gr_desc_t *d, gr_pa
     return GR_SUCCESS;
 }
 
+static gr_result_t generic_h2d_reference(void *bstate, size_t bytes, double *gbps)
+{
+    (void)bstate, (void)bytes;
+    *gbps = 0;
+    return GR_ERR_UNSUPPORTED; /* host memory is reduced where it lies: no copy to measure */
+}
+
 const gr_stream_ops_t gr_stream_generic_ops = {
-    "generic", generic_open, generic_buffer, generic_begin, generic_end, generic_close,
+    "generic", generic_open, generic_buffer, generic_begin, generic_end, generic_close, generic_h2d_reference,
 };
 
-/* The cuda backend's own stream (backend_cuda_stream.c), unless
- * GR_INPUT_STREAM=generic asks for the generic one. A strong reference: a
- * weak one would not pull its object out of the static library. */
-const gr_stream_ops_t *gr_stream_ops_for(gr_ctx_t ctx)
+gr_result_t gr_file_h2d_reference(gr_ctx_t ctx, size_t bytes, double *gbps)
 {
-#ifdef GR_WITH_CUDA
-    const char *force = gr_env(GR_ENV_INPUT_STREAM);
-    if (ctx->backend == GR_BACKEND_CUDA && !(force && !strcmp(force, "generic")))
-        return &gr_backend_cuda_stream_ops;
-#else
-    (void)ctx;
-#endif
-    return &gr_stream_generic_ops;
+    if (!ctx || !gbps || bytes == 0)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_file_h2d_reference: ctx and gbps must not be NULL, bytes not 0");
+    return ctx->ops->stream->h2d_reference(ctx->bstate, bytes, gbps);
 }
 
 /* ---- the read loop ------------------------------------------------------ */
@@ -271,7 +270,8 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_
     int native_dtype = d->dtype == GR_F32 || d->dtype == GR_F64 || d->dtype == GR_I32 || d->dtype == GR_I64 ||
                        d->dtype == GR_F16 || d->dtype == GR_BF16;
     int host_work = storage != GR_STORE_NATIVE || stats || !native_dtype;
-    p.so = host_work ? &gr_stream_generic_ops : gr_stream_ops_for(ctx);
+    /* the backend's own stream, unless GR_INPUT_STREAM=generic (read at context creation) */
+    p.so = host_work || ctx->stream_generic ? &gr_stream_generic_ops : ctx->ops->stream;
     p.r = GR_SUCCESS;
     p.t = t;
     if (count > 0) {

@@ -35,6 +35,7 @@
 static struct {
     cudaStream_t stream;
     int sms, l2;
+    int cc, fast_block; /* compute capability; the fast kernel's block by its tuning policy */
     int *hold_host, *hold_dev, *late_host, *late_dev;
     int gen;
     cudaEvent_t ev[2 * ITERS];
@@ -122,7 +123,7 @@ static void run_fast(const void *a_, const float *in)
     l.op = GR_C_SUM;
     l.power = 1;
     l.grid = g_fast_grid;
-    l.block = GR_CUDA_BLOCK_DEFAULT;
+    l.block = G.fast_block;
     l.scratch = G.scratch;
     l.ticket = G.fticket;
     l.result = G.fres_d;
@@ -199,6 +200,8 @@ static void setup(uint64_t max_n)
     CU(cudaGetDevice(&dev));
     CU(cudaDeviceGetAttribute(&G.sms, cudaDevAttrMultiProcessorCount, dev));
     CU(cudaDeviceGetAttribute(&G.l2, cudaDevAttrL2CacheSize, dev));
+    G.cc = gr_cuda_device_cc(dev);
+    G.fast_block = gr_tuning_for(GR_KF_FAST, GR_C_F32, G.cc).block;
     CU(cudaStreamCreateWithFlags(&G.stream, cudaStreamNonBlocking));
     CU(cudaHostAlloc((void **)&G.hold_host, 2 * sizeof(int), cudaHostAllocMapped));
     G.late_host = G.hold_host + 1;
@@ -243,8 +246,8 @@ static void set_group(uint64_t n)
         G.cub_temp_bytes = tb;
     }
     int occ = 0;
-    CU(gr_cuda_reduce_occupancy(GR_C_F32, GR_C_SUM, GR_CUDA_BLOCK_DEFAULT, &occ));
-    g_fast_grid = gr_cuda_reduce_grid(n, GR_C_F32, GR_CUDA_BLOCK_DEFAULT, occ * G.sms);
+    CU(gr_cuda_reduce_occupancy(GR_C_F32, GR_C_SUM, G.fast_block, &occ));
+    g_fast_grid = gr_cuda_grid(GR_KF_FAST, G.cc, n, GR_C_F32, G.fast_block, G.sms, occ);
 }
 
 static const int BLOCKS[] = {128, 256, 512, 1024};
@@ -367,7 +370,7 @@ static void sweep(void)
                         }
                     }
         /* the fast kernel's shape as a plain read, and both with the fast kernel's end */
-        read_arg_t like = {{GR_CUDA_BLOCK_DEFAULT, 8, 0, 0, 0}, g_fast_grid};
+        read_arg_t like = {{G.fast_block, GR_TUNE_FAST_LOADS, 0, 0, 0}, g_fast_grid};
         check_read(&like, n);
         const double t_like = time_runs(run_read, &like);
         like.cfg.fin = 1;

@@ -1,18 +1,89 @@
 /*
  * exact_ablate.cu - test-only instances of gr_exact_kernel with ablation
- * flags (GR_XF_* in kernels/gr_exact.cuh): each flag puts back the earlier
- * design of one part of the kernel, so `test_exact_gpu --bench` prices every
- * part against the production instance in the same run, and checks that each
- * variant returns the production result bits. f32 and f64 sum, 3 terms,
- * blocks of 512 (the defaults). The production instance (flags 0) is the
- * library's; it is not instantiated here a second time. The stamps variant
- * (GR_XF_STAMPS) is the production kernel with a %globaltimer/clock64 probe at
- * each stage: `test_exact_gpu --stamps` reads them.
+ * policies: each flag below puts back the earlier design of one part of the
+ * kernel, so `test_exact_gpu --bench` prices every part against the
+ * production instance in the same run, and checks that each variant returns
+ * the production result bits. f32 and f64 sum, 3 terms, blocks of 512 (the
+ * defaults). The production instance (gr_exact_policy) is the library's; it
+ * is not instantiated here a second time. The stamps variant (GR_XF_STAMPS) is
+ * the production kernel with a %globaltimer/clock64 probe at each stage:
+ * `test_exact_gpu --stamps` reads them. The flags, the probe and its buffer
+ * live here only: the library's kernel header has the policy's hooks
+ * (gr_exact_policy, kernels/gr_exact.cuh) and nothing else of them.
  */
-#define GR_EXACT_STAMPS 1
 #include "gr_exact.cuh"
 
 #include "exact_ablate.h"
+
+/* Each flag restores the earlier design of one part (gr_exact_policy's members say which). */
+#define GR_XF_EAGER 1     /* eager */
+#define GR_XF_OTHERBODY 2 /* other_body */
+#define GR_XF_FULLMERGE 4 /* full_merge */
+#define GR_XF_LASTCARRY 8 /* last_carry */
+#define GR_XF_FENCES 16   /* fences (with GR_XF_TICKET) */
+/* Timing only (wrong results): stop the kernel early, to price its stages. */
+#define GR_XF_CUT_BODY 64     /* cut_body */
+#define GR_XF_CUT_MERGE 128   /* cut_merge */
+#define GR_XF_CUT_BLOCK 256   /* cut_block */
+#define GR_XF_NOCNT 512       /* no_counts */
+#define GR_XF_CUT_TICKET 1024 /* cut_ticket */
+#define GR_XF_CNTATOM 2048    /* cnt_atomics */
+#define GR_XF_STAMPS 4096     /* stamps: lane 0 of every warp records %globaltimer and clock64 at each stage */
+#define GR_XF_TICKET 8192     /* ticket */
+
+/*
+ * Stage stamps (GR_XF_STAMPS): for warp w of block b < GR_TEST_STAMP_BLOCKS,
+ * gr_x_stamps[(b NW + w) 2 GR_TEST_NSTAMP + s] is the %globaltimer (ns) and
+ * [... + GR_TEST_NSTAMP + s] the clock64 at stage s: 0 entry, 1 body done (the
+ * last round's), 2 warp merged and counted, 3 round end passed (block
+ * barriers, carry), 4 the block's words ready (the tally: summed and carried;
+ * the ticket end: its atomics issued), 5 the grid's answer known (the tally's
+ * atomics returned; the ticket), 6 result written (warps that completed a word
+ * of it; the ticket end: the last block); inside the round end: 7 the merge
+ * done (before the counters), 8 the a[2..K) flushes done (before the merge);
+ * slots 9 and 10 unused; slot 11 holds the SM id.
+ */
+__device__ unsigned long long gr_x_stamps[GR_TEST_STAMP_BLOCKS * 16 * GR_TEST_NSTAMP * 2];
+
+/* The policy of flag set F (gr_exact_policy's members, from the flags). */
+template <int F>
+struct gr_xf_policy {
+    enum {
+        eager = (F & GR_XF_EAGER) != 0,
+        other_body = (F & GR_XF_OTHERBODY) != 0,
+        full_merge = (F & GR_XF_FULLMERGE) != 0,
+        last_carry = (F & GR_XF_LASTCARRY) != 0,
+        ticket = (F & GR_XF_TICKET) != 0,
+        fences = (F & GR_XF_FENCES) != 0,
+        cnt_atomics = (F & GR_XF_CNTATOM) != 0,
+        stamps = (F & GR_XF_STAMPS) != 0,
+        cut_body = (F & GR_XF_CUT_BODY) != 0,
+        cut_merge = (F & GR_XF_CUT_MERGE) != 0,
+        cut_block = (F & GR_XF_CUT_BLOCK) != 0,
+        cut_ticket = (F & GR_XF_CUT_TICKET) != 0,
+        no_counts = (F & GR_XF_NOCNT) != 0
+    };
+    static __device__ __forceinline__ void stamp(int s, double dep = 0.0)
+    {
+        if (!(F & GR_XF_STAMPS) || (threadIdx.x & 31u) || blockIdx.x >= GR_TEST_STAMP_BLOCKS)
+            return;
+        /* dep: a value the stamp must wait for (the body's stamp takes the expansion's
+         * a[0], which depends on every load: without it the stamp records when the
+         * last loads were issued, not when their data arrived and was added) */
+        unsigned long long g;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g) : "d"(dep) : "memory");
+        const unsigned long long c = clock64();
+        unsigned long long *p =
+            gr_x_stamps + (size_t)(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * 2 * GR_TEST_NSTAMP;
+        p[s] = g;
+        p[GR_TEST_NSTAMP + s] = c;
+        if (s == 0) {
+            unsigned int sm;
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+            p[11] = sm;
+        }
+    }
+};
 
 /* every flag: the kernel before the 2026-11-30 round (docs/EXACT.md) */
 #define GR_XF_END (GR_XF_FULLMERGE | GR_XF_LASTCARRY | GR_XF_TICKET | GR_XF_FENCES | GR_XF_CNTATOM)
@@ -20,7 +91,7 @@
 
 #define GR_ABLATE_CASE(F)                                                                                              \
     case F:                                                                                                            \
-        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, F>;
+        return (const void *)gr_exact_kernel<512, T, GR_C_SUM, 3, gr_xf_policy<F> >;
 
 template <typename T>
 static const void *ablate_kernel(int flags)
@@ -98,8 +169,6 @@ extern "C" cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_la
         return cudaErrorInvalidValue;
     return gr_cuda_exact_launch_instance(k, l);
 }
-
-static_assert(GR_TEST_NSTAMP == GR_X_NSTAMP && GR_TEST_STAMP_BLOCKS == GR_X_STAMP_BLOCKS, "exact_ablate.h's copies");
 
 /* which: 0 the production kernel with stamps, 1 the same with the ticket end
  * (GR_XF_TICKET), 2 stopped after the body (timing only) */

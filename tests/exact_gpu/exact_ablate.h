@@ -14,17 +14,17 @@ extern "C" {
 
 int gr_test_exact_ablate_count(void);
 const char *gr_test_exact_ablate_name(int i);
-/* 1 for the variants that stop early (GR_XF_CUT_*, GR_XF_NOCNT): timing only */
+/* 1 for the variants that stop early (cut_*, no_counts): timing only */
 int gr_test_exact_ablate_timing_only(int i);
 cudaError_t gr_test_exact_ablate_occupancy(int i, int dtype, int *blocks_per_sm);
 /* l: as for gr_cuda_launch_reduce_exact, with op GR_C_SUM and block 512 */
 cudaError_t gr_test_exact_ablate_launch(int i, const gr_cuda_exact_launch_t *l);
 
-/* The stage-stamp variant (GR_XF_STAMPS, kernels/gr_exact.cuh): its index,
- * the buffer's length in u64 (GR_X_STAMP_BLOCKS x 16 warps x 2 x GR_X_NSTAMP),
+/* The stage-stamp variant (GR_XF_STAMPS, exact_ablate.cu): its index,
+ * the buffer's length in u64 (GR_TEST_STAMP_BLOCKS x 16 warps x 2 x GR_TEST_NSTAMP),
  * zeroing it (stream-ordered) and reading it (synchronises s). */
-#define GR_TEST_NSTAMP 12         /* GR_X_NSTAMP */
-#define GR_TEST_STAMP_BLOCKS 1024 /* GR_X_STAMP_BLOCKS */
+#define GR_TEST_NSTAMP 12         /* stamp slots a warp */
+#define GR_TEST_STAMP_BLOCKS 1024 /* blocks that record stamps */
 int gr_test_exact_stamps_variant(int which); /* 0: production + stamps; 1: + the ticket end; 2: body only */
 size_t gr_test_exact_stamps_count(void);
 cudaError_t gr_test_exact_stamps_clear(cudaStream_t s);

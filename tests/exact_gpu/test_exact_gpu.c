@@ -56,6 +56,7 @@
 
 static uint64_t g_checks;
 static int g_sms;
+static int g_cc; /* compute capability of device 0: its tuning policy */
 static int g_small;
 
 /* ---- exact states ------------------------------------------------------------- */
@@ -207,6 +208,7 @@ static void gpu_init(void)
     CU(cudaHostAlloc((void **)&G.res_host, sizeof(gr_exact_result_t), cudaHostAllocMapped));
     CU(cudaHostGetDevicePointer((void **)&G.res_dev, G.res_host, 0));
     CU(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
+    g_cc = gr_cuda_device_cc(0);
 }
 
 static void *gpu_buf(size_t bytes)
@@ -230,7 +232,7 @@ static int default_grid(uint64_t n, int dt, int op, int terms, int block)
     int occ = 0;
     CU(gr_cuda_exact_occupancy(dt, op, 1, terms, block, &occ));
     ASSERT(occ >= 1);
-    return gr_cuda_exact_grid(n, dt, block, g_sms, occ);
+    return gr_cuda_grid(GR_KF_EXACT, g_cc, n, dt, block, g_sms, occ);
 }
 
 static void read_result(xstate_t *s, uint64_t n, int dt, int op, int grid, int block);
@@ -258,7 +260,7 @@ static gr_cuda_exact_launch_t exact_launch(const void *d, uint64_t n, int dt, in
 /* Reduce n elements at device pointer d; fills the GPU's exact state. */
 static void gpu_run(const void *d, uint64_t n, int dt, int op, cfg_t c, xstate_t *s)
 {
-    const int block = c.block ? c.block : GR_EXACT_BLOCK_DEFAULT;
+    const int block = c.block ? c.block : gr_tuning_for(GR_KF_EXACT, dt, g_cc).block;
     gr_cuda_exact_launch_t l =
         exact_launch(d, n, dt, op, c.terms, block, c.grid ? c.grid : default_grid(n, dt, op, c.terms, block));
     l.round_vecs = c.round_vecs;
@@ -977,7 +979,7 @@ static void test_bench(void)
                 a.f.op = GR_C_SUM;
                 a.f.power = 1;
                 a.f.block = 256;
-                a.f.grid = gr_cuda_reduce_grid(n, dt, 256, occ * g_sms);
+                a.f.grid = gr_cuda_grid(GR_KF_FAST, g_cc, n, dt, 256, g_sms, occ);
                 a.f.scratch = fscratch;
                 a.f.ticket = ticket;
                 a.f.result = fres_d;
@@ -1012,8 +1014,8 @@ static void test_bench(void)
                     }
                 }
                 /* the default launch (what the backend uses) */
-                a.x = exact_launch(d, n, dt, GR_C_SUM, 0, GR_EXACT_BLOCK_DEFAULT,
-                                   default_grid(n, dt, GR_C_SUM, 0, GR_EXACT_BLOCK_DEFAULT));
+                const int xblock = gr_tuning_for(GR_KF_EXACT, dt, g_cc).block;
+                a.x = exact_launch(d, n, dt, GR_C_SUM, 0, xblock, default_grid(n, dt, GR_C_SUM, 0, xblock));
                 double tx = time_median(run_exact, &a);
                 char var[64];
                 snprintf(var, sizeof(var), "exact default g%d", a.x.grid);
@@ -1034,7 +1036,7 @@ static void test_bench(void)
                     int vocc = 0;
                     CU(gr_test_exact_ablate_occupancy(v, dt, &vocc));
                     ASSERT(vocc >= 1);
-                    a.x.grid = gr_cuda_exact_grid(n, dt, 512, g_sms, vocc);
+                    a.x.grid = gr_cuda_grid(GR_KF_EXACT, g_cc, n, dt, 512, g_sms, vocc);
                     a.i = v;
                     memset(G.res_host, 0xA5, sizeof(*G.res_host));
                     const double tv = time_median(run_ablate, &a);
@@ -1253,7 +1255,7 @@ static void test_stamps(void)
             memset(&a, 0, sizeof(a));
             int vocc = 0;
             CU(gr_test_exact_ablate_occupancy(vi[0], dt, &vocc));
-            a.x = exact_launch(d, n, dt, GR_C_SUM, 0, 512, gr_cuda_exact_grid(n, dt, 512, g_sms, vocc));
+            a.x = exact_launch(d, n, dt, GR_C_SUM, 0, 512, gr_cuda_grid(GR_KF_EXACT, g_cc, n, dt, 512, g_sms, vocc));
             ASSERT(a.x.grid <= GR_TEST_STAMP_BLOCKS);
             const double tprod = time_median(run_exact, &a);
             xstate_t want, got;

@@ -12,6 +12,9 @@
 #include "cpu_kernels.h"
 #include "cpu_pool.h"
 #include "gr_internal.h"
+#include "gr_stats.h"
+#include "gr_stream.h"
+#include "gr_vec.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -289,9 +292,24 @@ static gr_result_t cpu_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on
     return GR_SUCCESS;
 }
 
+static gr_result_t cpu_stats(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count,
+                             gr_dtype_t t, gr_stats_part_t *out)
+{
+    (void)ctx, (void)state, (void)on_device; /* host memory only: gr_stats_* refuse device memory here */
+    gr_stats_part_add(out, ptr, count, t);
+    return GR_SUCCESS;
+}
+
+static gr_result_t cpu_vec(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device, gr_vpartial_t *out)
+{
+    (void)state, (void)on_device; /* host memory only: the batch calls refuse device memory here */
+    return gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, out);
+}
+
 const gr_backend_ops_t gr_backend_cpu_ops = {
-    "cpu", cpu_init, cpu_fini, cpu_alloc, cpu_free, cpu_generate, cpu_reduce,
+    "cpu", 1, cpu_init, cpu_fini, cpu_alloc, cpu_free, cpu_generate, cpu_reduce,
     NULL, NULL, NULL, /* no non-blocking device form, no device delivery: host work is eager */
+    cpu_stats, cpu_vec, &gr_stream_generic_ops,
 };
 
 /* ---- reference: regenerate on the fly and sum exactly ------------------ */

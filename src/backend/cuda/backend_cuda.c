@@ -36,6 +36,9 @@
  */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
+#include "gr_cuda_stats.h"
+#include "gr_stream.h"
+#include "gr_vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,12 +179,15 @@ static void cuda_fini(gr_ctx_t ctx, void *state)
 
 static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
 {
+    s->cc = gr_cuda_device_cc(s->device);
+    /* the fast family has one block for every dtype (one scratch, one occupancy table) */
+    const int block_default = gr_tuning_for(GR_KF_FAST, GR_C_F32, s->cc).block;
     int block = ctx->cfg.cuda_block;
     if (block == 0)
-        block = GR_CUDA_BLOCK_DEFAULT;
+        block = block_default;
     if (!gr_cuda_reduce_block_supported(block))
         GR_FAIL(GR_ERR_INVALID_ARG, "cuda block size %d is not built into this gpureduce; use 128, 256, 512 or 1024, "
-                                    "or 0 for the default (%d)", block, GR_CUDA_BLOCK_DEFAULT);
+                                    "or 0 for the default (%d)", block, block_default);
     if (ctx->cfg.cuda_grid < 0 || ctx->cfg.cuda_grid > GR_CUDA_GRID_MAX)
         GR_FAIL(GR_ERR_INVALID_ARG, "cuda grid size %d is out of range; use 1..%d blocks, or 0 to size the grid "
                                     "from occupancy", ctx->cfg.cuda_grid, GR_CUDA_GRID_MAX);
@@ -317,7 +323,7 @@ static int pick_grid(const cuda_state_t *s, const gr_desc_t *d, uint64_t n)
 {
     if (s->grid_override > 0)
         return s->grid_override;
-    return gr_cuda_reduce_grid(n, (int)d->dtype, s->block, s->occ[d->dtype][d->op.kind] * s->sm_count);
+    return gr_cuda_grid(GR_KF_FAST, s->cc, n, (int)d->dtype, s->block, s->sm_count, s->occ[d->dtype][d->op.kind]);
 }
 
 /* ---- exact mode: f32/f64 sum-like ops (the exact kernel of gr_exact.cuh) ---- */
@@ -348,11 +354,12 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
         GR_FAIL(GR_ERR_INVALID_ARG, "--mode exact on the GPU takes fewer than 2^41 elements per launch, got %llu; "
                                     "use more ranks, so that each GPU reduces a smaller shard",
                 (unsigned long long)n);
-    /* the exact kernel is built for 128..512 threads and has its own measured default */
-    int block = !s->block_forced ? GR_EXACT_BLOCK_DEFAULT : s->block <= 512 ? s->block : 512;
+    /* the exact kernel is built for 128..512 threads and has its own policy (tuning/gr_tuning.h) */
+    const gr_tuning_t tp = gr_tuning_for(GR_KF_EXACT, (int)d->dtype, s->cc);
+    int block = !s->block_forced ? tp.block : s->block <= 512 ? s->block : 512;
     int *occ = &s->xocc[d->dtype][d->op.kind];
     if (*occ == 0)
-        GR_CUDA_CHECK(gr_cuda_exact_occupancy((int)d->dtype, (int)d->op.kind, power, 0, block, occ));
+        GR_CUDA_CHECK(gr_cuda_exact_occupancy((int)d->dtype, (int)d->op.kind, power, tp.terms, block, occ));
     gr_cuda_exact_launch_t l;
     memset(&l, 0, sizeof(l));
     l.in = dptr;
@@ -360,8 +367,10 @@ static gr_result_t launch_exact(cuda_state_t *s, const void *dptr, uint64_t n, c
     l.dtype = (int)d->dtype;
     l.op = (int)d->op.kind;
     l.power = power;
+    l.terms = tp.terms;
     l.block = block;
-    l.grid = s->grid_override > 0 ? s->grid_override : gr_cuda_exact_grid(n, l.dtype, block, s->sm_count, *occ);
+    l.grid = s->grid_override > 0 ? s->grid_override
+                                  : gr_cuda_grid(GR_KF_EXACT, s->cc, n, l.dtype, block, s->sm_count, *occ);
     l.scratch = s->xscratch;
     l.result = &s->xres_dev[slot];
     l.stream = s->stream;
@@ -680,9 +689,27 @@ out:
     return r;
 }
 
-static const gr_backend_ops_t gr_backend_cuda_ops = {
-    "cuda", cuda_init, cuda_fini, cuda_alloc, cuda_free, cuda_generate, cuda_reduce,
-    cuda_start, cuda_poll, cuda_deliver,
-};
+/* Host memory takes the host kernels, as the cpu backend's; device memory the GPU's. */
+static gr_result_t cuda_stats(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count,
+                              gr_dtype_t t, gr_stats_part_t *out)
+{
+    (void)state;
+    if (!on_device) {
+        gr_stats_part_add(out, ptr, count, t);
+        return GR_SUCCESS;
+    }
+    return gr_cuda_stats_local(ctx, ptr, count, t, out);
+}
 
-const gr_backend_ops_t *const gr_backend_cuda_ops_ptr = &gr_backend_cuda_ops;
+static gr_result_t cuda_vec(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device, gr_vpartial_t *out)
+{
+    (void)state;
+    if (!on_device)
+        return gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, out);
+    return gr_cuda_vec_reduce(ctx, it, out);
+}
+
+const gr_backend_ops_t gr_backend_cuda_ops = {
+    "cuda", 1, cuda_init, cuda_fini, cuda_alloc, cuda_free, cuda_generate, cuda_reduce,
+    cuda_start, cuda_poll, cuda_deliver, cuda_stats, cuda_vec, &gr_backend_cuda_stream_ops,
+};

@@ -52,7 +52,7 @@ static gr_result_t alloc_state(cuda_state_t *s, cuda_stats_state_t *st)
 {
     /* the kernel is built for 128..512 threads */
     for (int t = 0; t < 4; ++t)
-        st->block[t] = !s->block_forced ? GR_STATS_BLOCK_FOR(t) : s->block <= 512 ? s->block : 512;
+        st->block[t] = !s->block_forced ? gr_tuning_for(GR_KF_STATS, t, s->cc).block : s->block <= 512 ? s->block : 512;
     const size_t sb = gr_cuda_stats_scratch_bytes();
     for (int i = 0; i < GR_CUDA_SLOTS; ++i) {
         GR_CUDA_CHECK(cudaMalloc(&st->scratch[i], sb));
@@ -115,7 +115,8 @@ gr_result_t gr_cuda_stats_launch(cuda_state_t *s, const void *dptr, uint64_t n, 
     l.n = n;
     l.dtype = (int)t;
     l.block = st->block[t];
-    l.grid = s->grid_override > 0 ? s->grid_override : gr_cuda_stats_grid(n, l.dtype, l.block, s->sm_count, *occ);
+    l.grid = s->grid_override > 0 ? s->grid_override
+                                  : gr_cuda_grid(GR_KF_STATS, s->cc, n, l.dtype, l.block, s->sm_count, *occ);
     l.scratch = st->scratch[slot];
     l.result = &st->res_dev[slot];
     l.stream = stream;
@@ -201,7 +202,7 @@ static gr_result_t stats_local_in(gr_ctx_t ctx, cuda_state_t *s, const void *ptr
     return r;
 }
 
-static gr_result_t cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t count, gr_dtype_t t, gr_stats_part_t *p)
+gr_result_t gr_cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t count, gr_dtype_t t, gr_stats_part_t *p)
 {
     cuda_state_t *s = (cuda_state_t *)ctx->bstate;
     int prev = -1;
@@ -210,6 +211,3 @@ static gr_result_t cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t coun
     gr_cuda_leave(s->device, prev);
     return r;
 }
-
-gr_result_t (*const gr_cuda_stats_local_ptr)(gr_ctx_t, const void *, uint64_t, gr_dtype_t,
-                                             gr_stats_part_t *) = cuda_stats_local;

@@ -103,7 +103,7 @@ static void fold_records(const gr_batch_item_t *it, const void *host, int grid, 
     }
 }
 
-static gr_result_t vec_reduce(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out)
+gr_result_t gr_cuda_vec_reduce(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out)
 {
     cuda_state_t *s = (cuda_state_t *)ctx->bstate;
     uint64_t n = it->count;
@@ -145,5 +145,3 @@ done:
     free(rec_host);
     return r;
 }
-
-gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t, const gr_batch_item_t *, gr_vpartial_t *) = vec_reduce;

@@ -20,6 +20,7 @@
 typedef struct cuda_state {
     int device;
     int sm_count;
+    int cc;                         /* compute capability, 10 major + minor: picks the tuning policy */
     int block;
     int grid_override;              /* cfg.cuda_grid, 0 = from occupancy */
     int block_forced;               /* cfg.cuda_block was given */

@@ -21,7 +21,7 @@
  * `stream`, into slot `slot` (< GR_CUDA_SLOTS). f32, f64, i32, i64 only
  * (GR_ERR_UNSUPPORTED otherwise). The grid follows cfg.cuda_grid when set
  * (1..GR_STATS_GRID_MAX), else occupancy; the block cfg.cuda_block (capped
- * at 512) or GR_STATS_BLOCK_FOR(t).
+ * at 512) or the tuning policy's (gr_tuning_for(GR_KF_STATS, t, cc)).
  */
 gr_result_t gr_cuda_stats_launch(cuda_state_t *s, const void *dptr, uint64_t n, gr_dtype_t t, int slot,
                                  cudaStream_t stream);
@@ -29,6 +29,10 @@ gr_result_t gr_cuda_stats_launch(cuda_state_t *s, const void *dptr, uint64_t n, 
 /* Wait for slot `slot`'s launch and merge its partial into *p (Chan et al.
  * for mean and m2, exact for the rest). */
 gr_result_t gr_cuda_stats_collect(cuda_state_t *s, int slot, gr_stats_part_t *p);
+
+/* The local part of count elements at device pointer ptr, on ctx's GPU and
+ * after the caller's stream (the backend's stats op for device memory). */
+gr_result_t gr_cuda_stats_local(gr_ctx_t ctx, const void *ptr, uint64_t count, gr_dtype_t t, gr_stats_part_t *p);
 
 /* Free what the two calls above allocated (cuda_fini calls it). */
 void gr_cuda_stats_release(cuda_state_t *s);
