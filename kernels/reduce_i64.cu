@@ -3,7 +3,7 @@
  * sizes 128/256/512/1024; sum twice: with the per-thread 32-bit halves of
  * gr_ops.cuh, and the 128-bit accumulator for n too large for them). One file
  * per dtype so the instances compile in parallel; kernels/reduce.cu picks
- * among them.
+ * among them through the instance table (gr_dispatch.cuh).
  */
 #include "gr_grid.cuh"
 
