@@ -25,7 +25,7 @@ compile() { # compile FILE [extra flags]: one object, its log kept on failure
     fi
 }
 export -f compile
-INC="-I$S/include -I$S/kernels -I$S/bench/kernels -I$S/src/core -I$S/src/io -I$S/src/topo -I$S/src/backend/cpu -I$S/src/backend/cuda"
+INC="-I$S/include -I$S/kernels -I$S/kernels/tuning -I$S/bench/kernels -I$S/src/core -I$S/src/io -I$S/src/topo -I$S/src/backend/cpu -I$S/src/backend/cuda"
 export NVCC S OUT INC
 JOBS=$(nproc 2>/dev/null || echo 2)
 [ "$JOBS" -gt 4 ] && JOBS=4
