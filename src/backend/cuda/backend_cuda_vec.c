@@ -2,8 +2,10 @@
  * backend_cuda_vec.c - the vector ops (dot, nrm2, argmin/argmax, the exact
  * f64 sum of squares) on device memory: the kernels of kernels/dot.cu and
  * kernels/argext.cu for every vector item of a batch, queued together on the
- * context's stream (ordered after the caller's stream by an event), one
- * record per block into device memory, one copy of all records into pinned
+ * context's stream (ordered after the caller's stream by an event): at most
+ * three launches (fast, exact, argmin/argmax records), each holding all its
+ * items with the grid each would have alone (a single item takes its own
+ * kernel), one record per block into device memory, one copy of all records into pinned
  * host memory and an event; the poll folds the records into the vector
  * partials on the host (exact limbs and argext states are order-free; fast
  * block sums enter the exact accumulator one by one, so a fixed GPU model
@@ -21,6 +23,7 @@
 
 _Static_assert(GR_VEC_WLIMBS == GR_WACC_LIMBS && GR_VEC_WBIAS == GR_WACC_BIAS,
                "the kernels' block limbs are gr_wacc_t's");
+_Static_assert(GR_VEC_JOBS_MAX >= GR_BATCH_MAX, "a batch launch holds every item of a batch");
 
 enum { REC_NONE = 0, REC_FAST = 1, REC_EXACT = 2, REC_ARG = 3 };
 #define VEC_ARENAS (GR_REQUEST_MAX + 1) /* one per request place, the last for the blocking calls */
@@ -39,6 +42,7 @@ typedef struct vec_arena {
 
 typedef struct vec_state {
     vec_arena_t a[VEC_ARENAS];
+    gr_vec_jobs_t jobs; /* a batch launch's parameter, filled per launch (3.6 KB: not on the stack) */
 } vec_state_t;
 
 void gr_cuda_vec_release(cuda_state_t *s)
@@ -181,19 +185,51 @@ static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes)
     return GR_SUCCESS;
 }
 
-/* Queue the kernels of every vector item into arena a (its layout already set). */
+/* One item alone: its single-call kernel (the path of a single dot, nrm2, argmin or argmax). */
+static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *it, int j)
+{
+    void *rec = (char *)a->dev + a->off[j];
+    if (a->kind[j] == REC_ARG)
+        return gr_cuda_launch_argext(it->x, it->count, (int)it->desc.dtype, it->index_base, a->grid[j],
+                                     (gr_vec_arg_rec_t *)rec, s->stream);
+    return gr_cuda_launch_dot(it->x, it->desc.op.kind == GR_OP_DOT ? it->y : NULL, it->count, (int)it->desc.dtype,
+                              a->kind[j] == REC_EXACT, a->grid[j], rec, s->stream);
+}
+
+/* Queue the kernels of every vector item into arena a (its layout already set): one launch per record
+ * kind (fast, exact, argext) holding all its items, each with the grid of its single launch; a kind
+ * with one item takes that item's single-call kernel. */
 static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k)
 {
-    for (int j = 0; j < k; ++j) {
-        const gr_batch_item_t *it = &items[j];
-        void *rec = (char *)a->dev + a->off[j];
+    gr_vec_jobs_t *jobs = &((vec_state_t *)s->vec)->jobs;
+    for (int kind = REC_FAST; kind <= REC_ARG; ++kind) {
+        jobs->njobs = 0;
+        unsigned blocks = 0;
+        int last = -1;
+        for (int j = 0; j < k; ++j) {
+            if (a->kind[j] != kind)
+                continue;
+            const gr_batch_item_t *it = &items[j];
+            gr_vec_job_t *J = &jobs->job[jobs->njobs++];
+            J->x = it->x;
+            J->y = it->desc.op.kind == GR_OP_DOT ? it->y : NULL;
+            J->n = it->count;
+            J->base = it->index_base;
+            J->rec = (char *)a->dev + a->off[j];
+            J->dtype = (int)it->desc.dtype;
+            J->grid = a->grid[j];
+            J->first_block = blocks;
+            J->reserved = 0;
+            blocks += (unsigned)a->grid[j];
+            last = j;
+        }
         cudaError_t e = cudaSuccess;
-        if (a->kind[j] == REC_ARG)
-            e = gr_cuda_launch_argext(it->x, it->count, (int)it->desc.dtype, it->index_base, a->grid[j],
-                                      (gr_vec_arg_rec_t *)rec, s->stream);
-        else if (a->kind[j] != REC_NONE)
-            e = gr_cuda_launch_dot(it->x, it->desc.op.kind == GR_OP_DOT ? it->y : NULL, it->count,
-                                   (int)it->desc.dtype, a->kind[j] == REC_EXACT, a->grid[j], rec, s->stream);
+        if (jobs->njobs == 1)
+            e = launch_one(s, a, &items[last], last);
+        else if (jobs->njobs > 1 && kind == REC_ARG)
+            e = gr_cuda_launch_argext_batch(jobs, s->stream);
+        else if (jobs->njobs > 1)
+            e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, s->stream);
         if (e != cudaSuccess)
             return e;
     }
