@@ -73,6 +73,27 @@ typedef struct gr_vec_jobs {
     gr_vec_job_t job[GR_VEC_JOBS_MAX];
 } gr_vec_jobs_t;
 
+/* Blocks of one item's launch: 4 per SM (or grid_override > 0), no more than the elements need, and
+ * enough that no exact block takes more than GR_VEC_EXACT_PER_BLOCK elements; 1 .. 2^20. The batch
+ * launches give each item this grid too, so its records are those of its own launch. */
+static inline int gr_vec_grid(int sm_count, int grid_override, uint64_t n, int exact)
+{
+    uint64_t g = grid_override > 0 ? (uint64_t)grid_override : (uint64_t)sm_count * 4u;
+    uint64_t need = (n + GR_VEC_BLOCK - 1) / GR_VEC_BLOCK;
+    if (g > need)
+        g = need;
+    if (exact) {
+        uint64_t min = (n + GR_VEC_EXACT_PER_BLOCK - 1) / GR_VEC_EXACT_PER_BLOCK;
+        if (g < min)
+            g = min;
+    }
+    if (g < 1)
+        g = 1;
+    if (g > (uint64_t)1 << 20)
+        g = (uint64_t)1 << 20;
+    return (int)g;
+}
+
 #ifdef __CUDACC__
 /* The job of block b of a batch launch; *blk: b's block in that job's own grid. */
 static __device__ __forceinline__ const gr_vec_job_t *gr_vec_find_job(const gr_vec_jobs_t *jobs, unsigned b,

@@ -18,12 +18,17 @@
 #include "gr_vec.h"
 #include "gr_vec_kernels.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(GR_VEC_WLIMBS == GR_WACC_LIMBS && GR_VEC_WBIAS == GR_WACC_BIAS,
                "the kernels' block limbs are gr_wacc_t's");
 _Static_assert(GR_VEC_JOBS_MAX >= GR_BATCH_MAX, "a batch launch holds every item of a batch");
+_Static_assert(sizeof(gr_argext_t) == sizeof(gr_vec_arg_rec_t) &&
+                   offsetof(gr_argext_t, nan_i) == offsetof(gr_vec_arg_rec_t, nan_i) &&
+                   offsetof(gr_argext_t, imin) == offsetof(gr_vec_arg_rec_t, imin),
+               "an argmin/argmax record is a gr_argext_t, field for field");
 
 enum { REC_NONE = 0, REC_FAST = 1, REC_EXACT = 2, REC_ARG = 3 };
 #define VEC_ARENAS (GR_REQUEST_MAX + 1) /* one per request place, the last for the blocking calls */
@@ -62,26 +67,6 @@ void gr_cuda_vec_release(cuda_state_t *s)
     s->vec = NULL;
 }
 
-/* Blocks: 4 per SM (or --cuda-grid), no more than the elements need, and enough that no exact
- * block takes more than GR_VEC_EXACT_PER_BLOCK elements. */
-static int vec_grid(const cuda_state_t *s, uint64_t n, int exact)
-{
-    uint64_t g = s->grid_override > 0 ? (uint64_t)s->grid_override : (uint64_t)s->sm_count * 4u;
-    uint64_t need = (n + GR_VEC_BLOCK - 1) / GR_VEC_BLOCK;
-    if (g > need)
-        g = need;
-    if (exact) {
-        uint64_t min = (n + GR_VEC_EXACT_PER_BLOCK - 1) / GR_VEC_EXACT_PER_BLOCK;
-        if (g < min)
-            g = min;
-    }
-    if (g < 1)
-        g = 1;
-    if (g > (uint64_t)1 << 20)
-        g = (uint64_t)1 << 20;
-    return (int)g;
-}
-
 static gr_result_t device_ptr(const cuda_state_t *s, const void *p, const char *name)
 {
     struct cudaPointerAttributes a;
@@ -105,18 +90,9 @@ static void fold_records(const gr_batch_item_t *it, const void *host, int grid, 
 {
     gr_op_kind_t op = it->desc.op.kind;
     if (op == GR_OP_ARGMIN || op == GR_OP_ARGMAX) {
-        const gr_vec_arg_rec_t *r = (const gr_vec_arg_rec_t *)host;
         for (int b = 0; b < grid; ++b) {
             gr_argext_t a;
-            a.fmin = r[b].fmin;
-            a.fmax = r[b].fmax;
-            a.fmin_i = r[b].fmin_i;
-            a.fmax_i = r[b].fmax_i;
-            a.imin = r[b].imin;
-            a.imax = r[b].imax;
-            a.imin_i = r[b].imin_i;
-            a.imax_i = r[b].imax_i;
-            a.nan_i = r[b].nan_i;
+            memcpy(&a, (const gr_vec_arg_rec_t *)host + b, sizeof(a)); /* field for field */
             gr_argext_merge(&out->a, &a);
         }
         return;
@@ -266,7 +242,7 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
         GR_CHECK(device_ptr(s, it->x, "x"));
         if (it->desc.op.kind == GR_OP_DOT)
             GR_CHECK(device_ptr(s, it->y, "y"));
-        a->grid[j] = vec_grid(s, it->count, a->kind[j] == REC_EXACT);
+        a->grid[j] = gr_vec_grid(s->sm_count, s->grid_override, it->count, a->kind[j] == REC_EXACT);
         bytes += (rec_size(a->kind[j]) * (size_t)a->grid[j] + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
     }
     GR_CHECK(arena_reserve(a, bytes));
