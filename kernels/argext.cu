@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n
 
 /* A batch of jobs in one launch: block b runs the body of its job's block b - first_block, the code the
  * single launch runs for that block, so every record is the single launch's. */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) argext_batch(const gr_vec_jobs_t jobs)
+__global__ void __launch_bounds__(GR_VEC_BLOCK) argext_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
     unsigned blk;

@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const vo
     }
 
 /* A batch of fast jobs in one launch: block b runs the body of its job's block b - first_block. */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const gr_vec_jobs_t jobs)
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const gr_vec_jobs
 }
 
 /* The same for exact jobs (and every integer job). */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact_batch(const gr_vec_jobs_t jobs)
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[4];

@@ -66,7 +66,8 @@ typedef struct gr_vec_job {
     unsigned int first_block;
     int reserved;
 } gr_vec_job_t;
-/* Passed by value as the kernel's parameter (3.6 KB: within the 4 KB every CUDA version takes). */
+/* Passed by value as the kernel's parameter (3.6 KB: within the 4 KB every CUDA version takes), declared
+ * __grid_constant__ so that its address (a job's) is taken without a per-thread copy. */
 typedef struct gr_vec_jobs {
     int njobs;
     int reserved;
