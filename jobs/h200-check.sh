@@ -18,6 +18,7 @@
 # GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench embed input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
+# bench-vec (dot, argmax, batch2 against CUB),
 # memcheck-backend (memcheck and racecheck of test_cuda_backend), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
@@ -125,6 +126,12 @@ want bench && step "bench stats vs tuned" 90 "$OUT/bench-more.txt" $MPIRUN -np 1
 want bench && want bench-half && step "bench f16 bf16 f32" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
     --factor 64 --dtype f16,bf16,f32 --variants tuned,exact,cub
 [ -f "$OUT/bench-more.txt" ] && grep -E " (tuned|stats|exact) " "$OUT/bench-more.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
+# the vector rows (issue 20): dot fast/exact against CUB's TransformReduce, argmax against
+# cub::DeviceReduce::ArgMax, a batch of two dot products against two CUB calls
+want bench && want bench-vec && step "bench vector rows" 120 "$OUT/bench-vec.txt" $MPIRUN -np 1 "$G" bench --backend cuda \
+    --min 2^16 --max 2^30 --factor 16 --dtype f32,f64 --variants dot,dot-exact,cub-dot,argmax,cub-argmax,batch2,cub-batch2,tuned
+[ -f "$OUT/bench-vec.txt" ] && grep -E " (dot|dot-exact|cub-dot|argmax|cub-argmax|batch2|cub-batch2) " "$OUT/bench-vec.txt" |
+    sed 's/^/      /' | tee -a "$SUMMARY"
 # the read floor: every kernel shape's time to read 2^20..2^24 f32, an empty launch, CUB and
 # the fast kernel in one process (docs/PERFORMANCE.md, Round 7)
 FTEST=$(tprog test_read_floor)
