@@ -248,12 +248,7 @@ int main(int argc, char **argv)
     test_config_defaults();
     test_affinity_unchanged();
 
-    gr_config_t cfg;
-    gr_config_init(&cfg);
-    cfg.backend = GR_BACKEND_CPU;
-    cfg.cpu_threads = 2;
-    gr_ctx_t ctx = NULL;
-    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
+    gr_ctx_t ctx = embed_cpu_ctx(2);
     test_overlapped_same_bits(ctx);
     test_limits_and_failures(ctx);
 

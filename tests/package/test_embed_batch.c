@@ -133,12 +133,7 @@ static void test_same_bits(int root, int all_ranks)
 {
     batch_t b;
     make_batch(&b, root, all_ranks);
-    gr_config_t cfg;
-    gr_config_init(&cfg);
-    cfg.backend = GR_BACKEND_CPU;
-    cfg.cpu_threads = 2;
-    gr_ctx_t ctx = NULL;
-    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
+    gr_ctx_t ctx = embed_cpu_ctx(2);
 
     /* each item's own blocking call, and the blocking batch */
     gr_value_t sep[NITEMS], blk[NITEMS], nb[NITEMS], nb2[NITEMS], one;
@@ -209,12 +204,7 @@ static void test_same_bits(int root, int all_ranks)
 
 static void test_errors(void)
 {
-    gr_config_t cfg;
-    gr_config_init(&cfg);
-    cfg.backend = GR_BACKEND_CPU;
-    cfg.cpu_threads = 1;
-    gr_ctx_t ctx = NULL;
-    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
+    gr_ctx_t ctx = embed_cpu_ctx(1);
     double x[64], y[64];
     for (int i = 0; i < 64; ++i) {
         x[i] = i;
@@ -230,7 +220,7 @@ static void test_errors(void)
         it[j].y = y;
         it[j].count = 64;
     }
-    gr_request_t q = (gr_request_t)&cfg; /* reset to NULL on failure */
+    gr_request_t q = (gr_request_t)x; /* reset to NULL on failure */
     EXPECT_R(gr_ireduce_batch_host(ctx, it, 0, NULL, &q), GR_ERR_INVALID_ARG);
     ASSERT(q == NULL);
     EXPECT_R(gr_ireduce_batch_host(ctx, it, GR_BATCH_MAX + 1, NULL, &q), GR_ERR_INVALID_ARG);

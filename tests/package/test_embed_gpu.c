@@ -42,6 +42,19 @@ static void expect_current(const char *after)
         GR_TEST_FAIL_("current device after %s is %d, the caller had %d", after, cur, other);
 }
 
+/* With the application's device current: a producer of 1.0 on st, late (it spins first); then `other` is
+ * made current and the options of a call ordered after it on st, its result delivered to result_dev. */
+static gr_call_t late_producer(float *x, uint64_t n, cudaStream_t st, void *result_dev)
+{
+    CU(embed_launch_produce_late(x, n, 1.0f, SPIN, st));
+    CU(cudaSetDevice(other));
+    gr_call_t call;
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    call.result_dev = result_dev;
+    return call;
+}
+
 static void batch_item(gr_batch_item_t *it, gr_op_kind_t op, gr_dtype_t t, gr_mode_t mode, const void *x,
                        const void *y, uint64_t n)
 {
@@ -82,12 +95,7 @@ static void test_batch(gr_ctx_t ctx, float *x, uint64_t n, const void *dd, const
     batch_item(&it[1], GR_OP_NRM2, GR_F32, GR_MODE_EXACT, x, NULL, n);
     batch_item(&it[2], GR_OP_ARGMAX, GR_F32, GR_MODE_FAST, x, NULL, n);
     batch_item(&it[3], GR_OP_SUM, GR_F32, GR_MODE_FAST, x, NULL, n);
-    CU(embed_launch_produce_late(x, n, 1.0f, SPIN, st));
-    CU(cudaSetDevice(other));
-    gr_call_t call;
-    gr_call_init(&call);
-    call.stream = (gr_stream_t)st;
-    call.result_dev = vdev;
+    gr_call_t call = late_producer(x, n, st, vdev);
     gr_request_t q = NULL;
     OK(gr_ireduce_batch_device(ctx, it, K1, &call, &q));
     expect_current("gr_ireduce_batch_device");
@@ -213,12 +221,7 @@ int main(int argc, char **argv)
      * start. The application's own CUDA calls run on its device; every library
      * call is made with `other` current, which it must leave so. */
     CU(cudaSetDevice(dev));
-    CU(embed_launch_produce_late(x, n, 1.0f, SPIN, st));
-    CU(cudaSetDevice(other));
-    gr_call_t call;
-    gr_call_init(&call);
-    call.stream = (gr_stream_t)st;
-    call.result_dev = vdev;
+    gr_call_t call = late_producer(x, n, st, vdev);
     gr_request_t q = NULL;
     OK(gr_ireduce_device(ctx, x, n, &d, &call, &q));
     expect_current("gr_ireduce_device");
