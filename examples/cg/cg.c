@@ -29,12 +29,18 @@
 
 typedef enum { DOTS_GPUREDUCE, DOTS_CUB_MPI } dots_t;
 
+/* The choices' names, in the order of their values (gr_mode_t, gr_backend_t, dots_t, json). */
+static const char *const mode_names[] = {"fast", "exact", NULL};
+static const char *const backend_names[] = {"auto", "cuda", "cpu", NULL};
+static const char *const dots_names[] = {"gpureduce", "cub-mpi", NULL};
+static const char *const format_names[] = {"table", "json", NULL};
+
 typedef struct opts {
     int64_t n, maxit;
     double tol;
-    gr_mode_t mode;
-    gr_backend_t backend;
-    dots_t dots;
+    int mode;    /* gr_mode_t */
+    int backend; /* gr_backend_t */
+    int dots;    /* dots_t */
     int json, help;
 } opts_t;
 
@@ -136,20 +142,8 @@ static int parse_i64(const char *s, int64_t lo, int64_t *out)
     return 0;
 }
 
-static int pick(const char *s, const char *const *names, int count)
-{
-    for (int j = 0; j < count; ++j)
-        if (strcmp(s, names[j]) == 0)
-            return j;
-    return -1;
-}
-
 static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
 {
-    static const char *const modes[] = {"fast", "exact"};
-    static const char *const backends[] = {"auto", "cuda", "cpu"};
-    static const char *const dots[] = {"gpureduce", "cub-mpi"};
-    static const char *const formats[] = {"table", "json"};
     o->n = 64;
     o->maxit = 1000;
     o->tol = 1e-8;
@@ -158,6 +152,14 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
     o->dots = DOTS_GPUREDUCE;
     o->json = 0;
     o->help = 0;
+    const struct {
+        const char *opt;
+        const char *const *names;
+        int *out;
+    } choices[] = {{"--mode", mode_names, &o->mode},
+                   {"--backend", backend_names, &o->backend},
+                   {"--dots", dots_names, &o->dots},
+                   {"--format", format_names, &o->json}};
     for (int a = 1; a < argc; ++a) {
         const char *opt = argv[a];
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
@@ -178,8 +180,18 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
         }
         if (!val)
             usage_error(cg, "option %s needs a value", opt);
-        int k = 0;
-        if (strcmp(name, "--n") == 0) {
+        size_t c = 0;
+        while (c < sizeof(choices) / sizeof(choices[0]) && strcmp(name, choices[c].opt) != 0)
+            ++c;
+        if (c < sizeof(choices) / sizeof(choices[0])) {
+            int k = 0;
+            while (choices[c].names[k] && strcmp(val, choices[c].names[k]) != 0)
+                ++k;
+            if (!choices[c].names[k])
+                usage_error(cg, "%s %s: use %s or %s%s", name, val, choices[c].names[0], choices[c].names[1],
+                            choices[c].names[2] ? " (see --help)" : "");
+            *choices[c].out = k;
+        } else if (strcmp(name, "--n") == 0) {
             if (parse_i64(val, 1, &o->n) != 0 || o->n > 46340)
                 usage_error(cg, "--n %s: give the points per dimension, 1 to 46340", val);
         } else if (strcmp(name, "--maxit") == 0) {
@@ -190,22 +202,6 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
             o->tol = strtod(val, &end);
             if (!end || end == val || *end || !(o->tol >= 0))
                 usage_error(cg, "--tol %s: give a number >= 0", val);
-        } else if (strcmp(name, "--mode") == 0) {
-            if ((k = pick(val, modes, 2)) < 0)
-                usage_error(cg, "--mode %s: use fast or exact", val);
-            o->mode = k == 0 ? GR_MODE_FAST : GR_MODE_EXACT;
-        } else if (strcmp(name, "--backend") == 0) {
-            if ((k = pick(val, backends, 3)) < 0)
-                usage_error(cg, "--backend %s: use auto, cuda or cpu", val);
-            o->backend = k == 0 ? GR_BACKEND_AUTO : k == 1 ? GR_BACKEND_CUDA : GR_BACKEND_CPU;
-        } else if (strcmp(name, "--dots") == 0) {
-            if ((k = pick(val, dots, 2)) < 0)
-                usage_error(cg, "--dots %s: use gpureduce or cub-mpi", val);
-            o->dots = k == 0 ? DOTS_GPUREDUCE : DOTS_CUB_MPI;
-        } else if (strcmp(name, "--format") == 0) {
-            if ((k = pick(val, formats, 2)) < 0)
-                usage_error(cg, "--format %s: use table or json", val);
-            o->json = k == 1;
         } else {
             usage_error(cg, "unknown option %s (see --help)", name);
         }
@@ -231,7 +227,7 @@ int cg_halo_mpi(cg_t *cg, const double *send_lo, const double *send_hi, double *
  * k reductions over the interior points, every rank gets them:
  * out[j] = x[j] . y[j], or ||x[j]|| when y[j] is NULL (whole vectors, halos included).
  */
-static void reduce(cg_t *cg, dots_t dots, const double *const *x, const double *const *y, int k, double *out)
+static void reduce(cg_t *cg, int dots, const double *const *x, const double *const *y, int k, double *out)
 {
     enum { KMAX = 4 };
     if (dots == DOTS_CUB_MPI) {
@@ -359,8 +355,8 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
 
 static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
 {
-    const char *mode = gr_mode_name(o->mode);
-    const char *dots = o->dots == DOTS_GPUREDUCE ? "gpureduce" : "cub-mpi";
+    const char *mode = mode_names[o->mode];
+    const char *dots = dots_names[o->dots];
     if (o->json) {
         printf("{\"np\": %d, \"n\": %lld, \"unknowns\": %lld, \"mode\": \"%s\", \"backend\": \"%s\", \"dots\": \"%s\", "
                "\"tol\": %.17g, \"maxit\": %lld, \"iterations\": %lld, \"converged\": %s, \"residual\": %.17g, "
@@ -451,7 +447,7 @@ int main(int argc, char **argv)
     cg->above = cg->rank + 1 < cg->np ? cg->rank + 1 : MPI_PROC_NULL;
 
     int ngpu = 0;
-    cg->ops = choose_backend(cg, o.backend, &ngpu);
+    cg->ops = choose_backend(cg, (gr_backend_t)o.backend, &ngpu);
 #ifdef CG_WITH_CUDA
     if (cg->ops == &cg_cuda_ops) {
         /* the application's choice of GPU: node-local rank modulo the GPUs seen (ranks may share one) */
@@ -468,7 +464,7 @@ int main(int argc, char **argv)
     if (o.dots == DOTS_GPUREDUCE) {
         gr_config_t cfg;
         gr_config_init(&cfg);
-        cg->mode = o.mode;
+        cg->mode = (gr_mode_t)o.mode;
         if (cg->stream) {
             cfg.backend = GR_BACKEND_CUDA;
             cfg.device = GR_DEVICE_CURRENT;       /* the GPU chosen above; sharing one is fine */

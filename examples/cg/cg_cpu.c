@@ -91,14 +91,6 @@ static int cpu_local_dots(cg_t *cg, const double *const *x, const double *const 
     return 0;
 }
 
-const cg_ops_t cg_cpu_ops = {
-    .name = "cpu",
-    .init = cpu_init,
-    .fini = cpu_fini,
-    .halo = cpu_halo,
-    .apply = cpu_apply,
-    .update = cpu_update,
-    .plane_to_host = cpu_plane_to_host,
-    .sync = cpu_sync,
-    .local_dots = cpu_local_dots,
-};
+const cg_ops_t cg_cpu_ops = {.name = "cpu", .init = cpu_init, .fini = cpu_fini, .halo = cpu_halo,
+                             .apply = cpu_apply, .update = cpu_update, .plane_to_host = cpu_plane_to_host,
+                             .sync = cpu_sync, .local_dots = cpu_local_dots};

@@ -168,14 +168,6 @@ static int cuda_local_dots(cg_t *cg, const double *const *x, const double *const
     return 0;
 }
 
-const cg_ops_t cg_cuda_ops = {
-    .name = "cuda",
-    .init = cuda_init,
-    .fini = cuda_fini,
-    .halo = cuda_halo,
-    .apply = cuda_apply,
-    .update = cuda_update,
-    .plane_to_host = cuda_plane_to_host,
-    .sync = cuda_sync,
-    .local_dots = cuda_local_dots,
-};
+const cg_ops_t cg_cuda_ops = {.name = "cuda", .init = cuda_init, .fini = cuda_fini, .halo = cuda_halo,
+                              .apply = cuda_apply, .update = cuda_update, .plane_to_host = cuda_plane_to_host,
+                              .sync = cuda_sync, .local_dots = cuda_local_dots};

@@ -48,6 +48,20 @@ converged() { # NAME: converged, and the true residual within 10 x tol
 backend_is() { # NAME BACKEND
     [ "$(field "$1" 6)" = "$2" ] || fail "$1 ran on backend $(field "$1" 6), not $2"
 }
+# fast mode twice, and the cub-mpi baseline: BACKEND NP...
+fast_and_cub() {
+    local backend=$1 np
+    shift
+    for np in "$@"; do
+        run ${backend}_fast_np${np}_a $np --backend $backend --mode fast
+        run ${backend}_fast_np${np}_b $np --backend $backend --mode fast
+        same ${backend}_fast_np${np}_a ${backend}_fast_np${np}_b "$backend fast mode, np $np, run to run"
+        converged ${backend}_fast_np${np}_a
+        backend_is ${backend}_fast_np${np}_a $backend
+    done
+    run ${backend}_cub_np2 2 --backend $backend --dots cub-mpi
+    converged ${backend}_cub_np2
+}
 
 if [ "$mode" = cpu ]; then
     for np in 1 2 3 4; do
@@ -58,14 +72,7 @@ if [ "$mode" = cpu ]; then
     for np in 2 3 4; do
         same exact_np1 exact_np$np "exact mode, np 1 vs $np"
     done
-    for np in 1 3; do
-        run fast_np${np}_a $np --backend cpu --mode fast
-        run fast_np${np}_b $np --backend cpu --mode fast
-        same fast_np${np}_a fast_np${np}_b "fast mode, np $np, run to run"
-        converged fast_np${np}_a
-    done
-    run cub_np2 2 --backend cpu --dots cub-mpi
-    converged cub_np2
+    fast_and_cub cpu 1 3
     echo "cg: ok (cpu): exact np 1..4 agree ($(bits exact_np1)); fast repeatable for np 1 and 3"
     exit 0
 fi
@@ -83,12 +90,5 @@ for np in 1 2; do
     backend_is gpu_exact_np$np cuda
     same ref_cpu gpu_exact_np$np "exact mode, cpu np 1 vs cuda np $np"
 done
-for np in 1 2; do
-    run gpu_fast_np${np}_a $np --backend cuda --mode fast
-    run gpu_fast_np${np}_b $np --backend cuda --mode fast
-    same gpu_fast_np${np}_a gpu_fast_np${np}_b "cuda fast mode, np $np, run to run"
-    converged gpu_fast_np${np}_a
-done
-run gpu_cub_np2 2 --backend cuda --dots cub-mpi
-converged gpu_cub_np2
+fast_and_cub cuda 1 2
 echo "cg: ok (gpu): cuda exact np 1 and 2 = cpu exact ($(bits ref_cpu)); cuda fast repeatable"
