@@ -187,9 +187,14 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
             int k = 0;
             while (choices[c].names[k] && strcmp(val, choices[c].names[k]) != 0)
                 ++k;
-            if (!choices[c].names[k])
-                usage_error(cg, "%s %s: use %s or %s%s", name, val, choices[c].names[0], choices[c].names[1],
-                            choices[c].names[2] ? " (see --help)" : "");
+            if (!choices[c].names[k]) {
+                char list[96] = "";
+                for (int j = 0; choices[c].names[j]; ++j) {
+                    const char *sep = j == 0 ? "" : choices[c].names[j + 1] ? ", " : " or ";
+                    snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", sep, choices[c].names[j]);
+                }
+                usage_error(cg, "%s %s: use %s", name, val, list);
+            }
             *choices[c].out = k;
         } else if (strcmp(name, "--n") == 0) {
             if (parse_i64(val, 1, &o->n) != 0 || o->n > 46340)
