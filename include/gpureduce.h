@@ -327,7 +327,7 @@ gr_result_t gr_reduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int
                                  gr_timing_t *timing);
 
 /** As gr_reduce_batch_host, every x and y in device memory of this rank's GPU (cuda backend):
- *  one kernel launch per item, one MPI collective for the batch. Collective. */
+ *  the vector items' kernels queued together, one MPI collective for the batch. Collective. */
 gr_result_t gr_reduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
                                    gr_timing_t *timing);
 
@@ -390,16 +390,43 @@ gr_result_t gr_ireduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, 
                             const gr_call_t *call, gr_request_t *req);
 
 /**
- * Complete *req: the result into out (see gr_value_t) and timing (may be
- * NULL: local = start to local result seen, combine = the rest). Frees the
- * request and sets *req to NULL, whatever the result. Collective in the
- * sense above.
+ * Start a batch of k items (1 <= k <= GR_BATCH_MAX), every x and y in device
+ * memory of the context's GPU (cuda backend), without blocking: the rules of
+ * gr_ireduce_device (the call's stream, else the context's; no device-wide
+ * synchronisation; the caller's stream may reuse the inputs after the start)
+ * and of gr_reduce_batch_device (root and all_ranks from items[0]; every rank
+ * the same k and descriptors; each item's result has the bits of its own
+ * blocking call). The local results of all k items are combined by one MPI
+ * non-blocking collective. gr_wait / gr_test then write k values,
+ * out[0..k-1]; gr_call_t.result_dev, if set, receives the same k values
+ * (k * sizeof(gr_value_t) bytes). The items array is copied: it need not
+ * outlive the call; the data must, until the request completes. A batch
+ * takes one of the GR_REQUEST_MAX request places, plus one for each item
+ * beyond the first that is not dot, nrm2, argmin, argmax or the exact f64
+ * sum of squares (those other ops keep a result slot each). dot, nrm2,
+ * argmin and argmax also go through gr_ireduce_device / gr_ireduce_host as a
+ * batch of one (dot only here: it needs y).
+ */
+gr_result_t gr_ireduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_call_t *call,
+                                    gr_request_t *req);
+/** The same for host memory (any backend); every item is reduced before it returns, the combine is left
+ *  to gr_wait / gr_test. */
+gr_result_t gr_ireduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_call_t *call,
+                                  gr_request_t *req);
+
+/**
+ * Complete *req: the result into out (see gr_value_t; for a request of
+ * gr_ireduce_batch_* out holds k values, out[j] the result of item j) and
+ * timing (may be NULL: local = start to local result seen, combine = the
+ * rest). Frees the request and sets *req to NULL, whatever the result.
+ * Collective in the sense above.
  */
 gr_result_t gr_wait(gr_request_t *req, gr_value_t *out, gr_timing_t *timing);
 
 /**
  * Like gr_wait when the request can complete without blocking (*done = 1);
  * else *done = 0, nothing is written and the request stays outstanding.
+ * For a batch request out holds k values, as for gr_wait.
  */
 gr_result_t gr_test(gr_request_t *req, int *done, gr_value_t *out, gr_timing_t *timing);
 

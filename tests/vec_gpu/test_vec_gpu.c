@@ -3,7 +3,8 @@
  * the GPU (kernels/dot.cu, kernels/argext.cu) against the cpu kernels on the
  * same values: exact mode and argmin/argmax bit for bit (value and global
  * index), fast mode repeatable and within rounding of the exact value, for
- * every dtype, awkward n and shards (np 1 and 3), and forced grids. Exits 77
+ * every dtype, awkward n and shards (np 1 and 3), and forced grids; the
+ * non-blocking batch (gr_ireduce_batch_device) with the blocking bits. Exits 77
  * (SKIP) where no GPU is visible.
  */
 #include "gpureduce.h"
@@ -119,11 +120,19 @@ static void check_case(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint64_t seed, in
         ASSERT_EQ_I(gr_reduce_batch_host(gpu, hit, k, hv, NULL), GR_SUCCESS);
         ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, k, dv, NULL), GR_SUCCESS);
         ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, k, dv2, NULL), GR_SUCCESS);
+        gr_value_t nb[K];
+        gr_request_t q = NULL;
+        ASSERT_EQ_I(gr_ireduce_batch_device(gpu, dit, k, NULL, &q), GR_SUCCESS);
+        ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
         if (rank != 0)
             continue;
         for (int j = 0; j < k; ++j) {
             ++checks;
             int must = mode == 1 || ops[j] == GR_OP_ARGMIN || ops[j] == GR_OP_ARGMAX || t == GR_I32 || t == GR_I64;
+            if (!same(&dv[j], &nb[j]))
+                GR_TEST_FAIL_("%s %s %s n=%llu: non-blocking batch %a (index %lld) != blocking %a (index %lld)",
+                              gr_dtype_name(t), gr_op_name(ops[j]), gr_mode_name((gr_mode_t)mode),
+                              (unsigned long long)n, nb[j].f, (long long)nb[j].index, dv[j].f, (long long)dv[j].index);
             if (!same(&dv[j], &dv2[j]))
                 GR_TEST_FAIL_("%s %s %s n=%llu: two GPU runs differ: %a / %a", gr_dtype_name(t),
                               gr_op_name(ops[j]), gr_mode_name((gr_mode_t)mode), (unsigned long long)n, dv[j].f,
