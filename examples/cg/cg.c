@@ -10,7 +10,8 @@
  * The solver is Chronopoulos and Gear's form of CG: the same iterates as
  * textbook CG in exact arithmetic, with both inner products of an iteration
  * (r.r and r.Ar) taken at one point, so they are ONE batch of two dot
- * products: one gpureduce call on the solver's own stream, one MPI
+ * products: one non-blocking gpureduce batch started on the solver's own
+ * stream (gr_ireduce_batch_device, then gr_wait), one MPI
  * collective. With --mode exact the dots are correctly rounded, so the
  * iterates, the iteration count, the residual and the solution hash are the
  * same bits for any number of ranks and on the CPU and the GPU: everything
@@ -259,13 +260,18 @@ static void reduce(cg_t *cg, int dots, const double *const *x, const double *con
         items[j].y = y[j] ? y[j] + cg->plane : NULL;
         items[j].count = (uint64_t)(cg->nz * cg->plane);
     }
-    gr_value_t v[KMAX];
-    /* The blocking batch reads the data on the library's stream: the solver's stream is drained first. */
-    TRY(cg, cg->ops->sync(cg));
+    /* Started on the solver's stream: ordered after the stencil queued there, no host synchronisation
+     * before it; the host blocks once, in gr_wait, for the k values. */
+    gr_call_t call;
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)cg->stream;
+    gr_request_t req = NULL;
     if (cg->stream)
-        GR_TRY(cg, gr_reduce_batch_device(cg->ctx, items, k, v, NULL));
+        GR_TRY(cg, gr_ireduce_batch_device(cg->ctx, items, k, &call, &req));
     else
-        GR_TRY(cg, gr_reduce_batch_host(cg->ctx, items, k, v, NULL));
+        GR_TRY(cg, gr_ireduce_batch_host(cg->ctx, items, k, &call, &req));
+    gr_value_t v[KMAX];
+    GR_TRY(cg, gr_wait(&req, v, NULL));
     for (int j = 0; j < k; ++j)
         out[j] = v[j].f;
 }
