@@ -9,13 +9,15 @@
 #   3. compute-sanitizer memcheck, racecheck, initcheck on the GPU test programs (small sizes)
 #   4. gpureduce bench: f32 sweep 2^20..2^30 with --full, every dtype at 2^30, the small sizes
 #      with --timing launch (--cache hot and cold), exact against cub-g2g (with .cccl/include)
+#   4c. gpureduce-cg (docs/CG.md): time per iteration at n = 256 and 512, --dots gpureduce fast
+#      and exact against cub-mpi ($OUT/cg.txt), and a memcheck of it
 #   5. with 2 or more GPUs (np = every GPU): placement (--topo), exact-mode bit identity over
 #      np = 1..NGPU and the cpu backend, weak/strong scaling, the distributed rows (gr, cub+mpi,
 #      cub+nccl)
 # Logs and CSV under $OUT (./out when unset); $OUT/summary.txt has one line per step.
 # Every step has a time limit inside DEADLINE seconds (default 560), so the script
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
-# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench embed input multi) leaves
+# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench embed cg input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
 # bench-vec (dot, argmax, batch2 against CUB),
@@ -204,6 +206,22 @@ if want input; then
     done
     grep -E "bandwidth|h2d ref" "$IN" | sed 's/^/      /' | tee -a "$SUMMARY"
     rm -f "$F"
+fi
+
+# ---- 4c. gpureduce-cg (issue 21): time per iteration, --dots gpureduce against cub-mpi, one rank ---------
+# docs/CG.md "Speed": targets fast <= 0.9x and exact <= 1.0x cub-mpi at n = 256 and 512; 200 iterations each.
+CGO=$OUT/cg.txt
+CGX=$(tprog gpureduce-cg)
+if want cg && [ -n "$CGX" ]; then
+    for n in 256 512; do
+        for run in "--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode exact"; do
+            # shellcheck disable=SC2086 # $run is three options
+            step "cg n=$n $run" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 200 $run --format json
+        done
+    done
+    command -v compute-sanitizer >/dev/null && step "memcheck gpureduce-cg" 60 "$CGO" $MPIRUN -np 1 compute-sanitizer \
+        --tool memcheck --error-exitcode 99 "$CGX" --backend cuda --n 20 --mode exact --format json
+    grep '^{' "$CGO" | sed 's/^/      /' | tee -a "$SUMMARY"
 fi
 
 # ---- 5. several GPUs (every GPU of the machine: 2 on nvidia-h200-x2, 4 or 8 on the wider kinds) ---------
