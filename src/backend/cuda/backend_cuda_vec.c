@@ -117,6 +117,8 @@ static gr_result_t vec_reduce(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vparti
     GR_CHECK(device_ptr(s, it->x, "x"));
     if (op == GR_OP_DOT)
         GR_CHECK(device_ptr(s, it->y, "y"));
+    /* after the work queued on the caller's stream, as gr_reduce_device is */
+    GR_CHECK(gr_cuda_order_after(s, ctx->cfg.stream));
     int grid = vec_grid(s, n, exact_recs);
     size_t rsz = is_arg ? sizeof(gr_vec_arg_rec_t) : exact_recs ? sizeof(gr_vec_exact_rec_t) : sizeof(gr_vec_fast_rec_t);
     void *rec_dev = NULL, *rec_host = malloc(rsz * (size_t)grid);
