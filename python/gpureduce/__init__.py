@@ -198,6 +198,7 @@ def _call(what, specs, comm, mode, root, all_ranks, backend):
     _context.check_mpi()
     exc, prep = None, None
     try:
+        _context.lib()  # a rank that cannot load the library raises with the others
         prep = _prepare(what, specs, mode, root, all_ranks, backend)
     except Exception as e:  # agreed on below, so every rank raises
         exc = e

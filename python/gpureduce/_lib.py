@@ -107,7 +107,7 @@ def _candidates():
         except (OSError, subprocess.SubprocessError):
             libdir = ""
         if libdir:
-            out.append((os.path.join(libdir, SONAME), "pkg-config"))
+            out.append((os.path.join(os.path.normpath(libdir), SONAME), "pkg-config"))
     out.append((SONAME, "the dynamic loader (LD_LIBRARY_PATH, ldconfig)"))
     dirs = [os.path.join(sys.prefix, "lib"), "/usr/local/lib", "/usr/local/lib64", "/usr/lib64", "/usr/lib",
             "/opt/gpureduce/lib", os.path.expanduser("~/opt/gpureduce/lib"), os.path.expanduser("~/.local/lib")]

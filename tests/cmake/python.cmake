@@ -14,6 +14,9 @@ if(GR_PYTHON AND NOT GR_BUILD_STATIC)
       TIMEOUT 300 ENV ${GR_PY_ENV})
     set_tests_properties(python_np${np} PROPERTIES FIXTURES_REQUIRED gr_python_data)
   endforeach()
+  # cmake --install + pip install ./python + docs/PYTHON.md's example, library found by pkg-config
+  gr_add_script_test(python_install ${GR_TEST_DIR}/python/python_install.sh LABELS python TIMEOUT 300
+    ENV GR_PYTHON=${GR_PYTHON})
   if(GR_WITH_CUDA)
     # cuda results == cpu exact bits, through a __cuda_array_interface__ object over
     # memory from libcudart (ctypes; no CuPy needed). Label gpu: 77 without a GPU.
