@@ -1,21 +1,17 @@
 """Exact references for the Python tests: rationals, rounded once."""
 import math
+import os
+import sys
 from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "io"))
+from npyw import round_fraction  # noqa: E402  (the io tests' rounding of a rational)
 
 
 def round_binary(q, mant_bits, emin):
     """The Fraction q rounded to nearest-even in a binary format of mant_bits
-    significand bits and smallest normal exponent emin (no overflow handling)."""
-    if q == 0:
-        return 0.0
-    sign = -1.0 if q < 0 else 1.0
-    q = abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    if Fraction(2) ** e > q:
-        e -= 1
-    e = max(e, emin)
-    scale = mant_bits - 1 - e
-    return sign * math.ldexp(round(q * Fraction(2) ** scale), -scale)
+    significand bits and smallest normal exponent emin."""
+    return round_fraction(q, mant_bits, emin - (mant_bits - 1))
 
 
 def to_f32(q):
