@@ -118,6 +118,16 @@ def _candidates():
     return out
 
 
+def _mpi_libraries():
+    """The MPI libraries mapped into this process (Linux; empty elsewhere)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split(None, 5)[5].strip() for line in f if len(line.split(None, 5)) == 6}
+    except OSError:
+        return set()
+    return {os.path.realpath(p) for p in paths if os.path.basename(p).startswith("libmpi.so")}
+
+
 def _load():
     tried = []
     for path, how in _candidates():
@@ -125,9 +135,16 @@ def _load():
             tried.append("%s (%s): not there" % (path, how))
             continue
         try:
-            return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL), path
+            lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         except OSError as e:
             tried.append("%s (%s): %s" % (path, how, e))
+            continue
+        mpis = _mpi_libraries()
+        if len(mpis) > 1:  # mpi4py's MPI and the library's MPI would each think they own the process
+            raise ImportError("gpureduce: two MPI libraries in this process (%s): mpi4py and %s must use the same "
+                              "MPI; build mpi4py against the MPI libgpureduce links (pip install --no-binary=mpi4py "
+                              "mpi4py, with that MPI's mpicc on PATH)" % (", ".join(sorted(mpis)), path))
+        return lib, path
     raise ImportError("gpureduce: cannot load the shared library %s. Install libgpureduce (cmake --install; "
                       "docs/LIBRARY.md) and set GPUREDUCE_LIBRARY to the library file or its directory, or add "
                       "<prefix>/lib/pkgconfig to PKG_CONFIG_PATH. Tried:\n  %s" % (SONAME, "\n  ".join(tried)))

@@ -130,3 +130,48 @@ def test_gpu_mistake_raises_everywhere():
     with pytest.raises(ValueError if RANK == 0 else gr.Error):
         gr.sum(x, backend="cpu" if RANK == 0 else None)
     assert math.isfinite(gr.sum(x, mode="exact", all_ranks=True))
+
+
+def test_cupy_array_interface_and_dlpack():
+    cupy = pytest.importorskip("cupy")
+    x = DATA.astype(np.float32)
+    ref = gr.sum(x, mode="exact", all_ranks=True, full=True)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:  # produced on a non-blocking stream: the array interface names it
+        d = cupy.asarray(x) * 2
+        d /= 2
+        got = gr.sum(d, mode="exact", all_ranks=True, full=True)
+    assert got.hex == ref.hex and got.backend == "cuda"
+
+    class OnlyDLPack:  # forces the DLPack path: the producer orders its stream before ours
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, stream=None):
+            return self.a.__dlpack__(stream=stream)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+    with s:
+        d2 = cupy.asarray(x) * 2
+        d2 /= 2
+        got = gr.argmax(OnlyDLPack(d2), mode="exact", all_ranks=True, full=True)
+    ref = gr.argmax(x, mode="exact", all_ranks=True, full=True)
+    assert (got.hex, got.index) == (ref.hex, ref.index)
+
+
+def test_torch_dlpack():
+    torch = pytest.importorskip("torch")
+    x = DATA.copy()
+    t = torch.from_numpy(x).to("cuda:%d" % torch.cuda.current_device())
+
+    class OnlyDLPack:
+        def __dlpack__(self, stream=None):
+            return t.__dlpack__(stream=stream)
+
+        def __dlpack_device__(self):
+            return t.__dlpack_device__()
+    got = gr.nrm2(OnlyDLPack(), mode="exact", all_ranks=True, full=True)
+    assert got.hex == gr.nrm2(x, mode="exact", all_ranks=True, full=True).hex
+    assert gr.sum(t, mode="exact", all_ranks=True, full=True).hex == gr.sum(x, mode="exact", all_ranks=True,
+                                                                          full=True).hex
