@@ -3,10 +3,15 @@
 # Python tests compare against (CTest fixture python_data): adversarial .npy
 # files from make_data.py, the command's exact results on them (--format
 # json), and a synthetic dataset written by `gpureduce gen` with the command's
-# exact sum of the same generator. Exit 77 when numpy is missing.
+# exact sum of the same generator. Exit 77 when numpy is missing, and in a
+# sanitizer build (where the Python tests skip).
 # Environment from CTest: GPUREDUCE, MPIRUN, GR_SRC, GR_BUILD, GR_PYTHON.
 set -euo pipefail
 : "${GPUREDUCE:?}" "${MPIRUN:?}" "${GR_SRC:?}" "${GR_BUILD:?}" "${GR_PYTHON:?}"
+if grep -q '^GR_SANITIZE:[A-Z]*=.' "$GR_BUILD/CMakeCache.txt"; then
+    echo "SKIP: the Python tests do not run in a sanitizer build"
+    exit 77
+fi
 if ! "$GR_PYTHON" -c 'import numpy' 2> /dev/null; then
     echo "SKIP: $GR_PYTHON cannot import numpy (bash jobs/install-deps.sh --with-test-deps installs it)"
     exit 77
