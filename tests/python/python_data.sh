@@ -8,14 +8,8 @@
 # Environment from CTest: GPUREDUCE, MPIRUN, GR_SRC, GR_BUILD, GR_PYTHON.
 set -euo pipefail
 : "${GPUREDUCE:?}" "${MPIRUN:?}" "${GR_SRC:?}" "${GR_BUILD:?}" "${GR_PYTHON:?}"
-if grep -q '^GR_SANITIZE:[A-Z]*=.' "$GR_BUILD/CMakeCache.txt"; then
-    echo "SKIP: the Python tests do not run in a sanitizer build"
-    exit 77
-fi
-if ! "$GR_PYTHON" -c 'import numpy' 2> /dev/null; then
-    echo "SKIP: $GR_PYTHON cannot import numpy (bash jobs/install-deps.sh --with-test-deps installs it)"
-    exit 77
-fi
+. "$GR_SRC/tests/python/common.sh"
+python_needs numpy
 out=$GR_BUILD/python_data
 rm -rf "$out"
 mkdir -p "$out"

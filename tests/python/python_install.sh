@@ -9,14 +9,8 @@
 set -euo pipefail
 : "${MPIRUN:?}" "${GR_SRC:?}" "${GR_BUILD:?}" "${GR_PYTHON:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if grep -q '^GR_SANITIZE:[A-Z]*=.' "$GR_BUILD/CMakeCache.txt"; then
-    echo "SKIP: a sanitizer build's library cannot be loaded into an uninstrumented python"
-    exit 77
-fi
-if ! "$GR_PYTHON" -c 'import numpy, mpi4py, setuptools, wheel' 2> /dev/null; then
-    echo "SKIP: $GR_PYTHON cannot import numpy, mpi4py, setuptools and wheel (bash jobs/install-deps.sh --with-test-deps)"
-    exit 77
-fi
+. "$GR_SRC/tests/python/common.sh"
+python_needs numpy mpi4py setuptools wheel
 # docs/PYTHON.md quotes python/example.py verbatim
 sed -n '/^<!-- example.py -->$/,/^```$/p' "$GR_SRC/docs/PYTHON.md" | sed '1,2d;$d' |
     diff -u "$GR_SRC/python/example.py" - || fail "docs/PYTHON.md's copy of python/example.py differs from the file"

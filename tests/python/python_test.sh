@@ -9,18 +9,12 @@ set -euo pipefail
 np=${1:?NP}
 suite=${2:-cpu}
 : "${MPIRUN:?}" "${GR_SRC:?}" "${GR_BUILD:?}" "${GR_PYTHON:?}" "${GPUREDUCE_LIBRARY:?}"
-if grep -q '^GR_SANITIZE:[A-Z]*=.' "$GR_BUILD/CMakeCache.txt"; then
-    echo "SKIP: a sanitizer build's library cannot be loaded into an uninstrumented python"
-    exit 77
-fi
+. "$GR_SRC/tests/python/common.sh"
+python_needs numpy mpi4py pytest
 case $GPUREDUCE_LIBRARY in
 *.so*) ;;
 *) echo "SKIP: a static libgpureduce (GR_BUILD_STATIC) cannot be loaded by ctypes"; exit 77 ;;
 esac
-if ! "$GR_PYTHON" -c 'import numpy, mpi4py, pytest' 2> /dev/null; then
-    echo "SKIP: $GR_PYTHON cannot import numpy, mpi4py and pytest (bash jobs/install-deps.sh --with-test-deps)"
-    exit 77
-fi
 if [ "$suite" = gpu ]; then
     # the CUDA runtime the library links (none: a build without CUDA)
     cudart=$(ldd "$GPUREDUCE_LIBRARY" | sed -n 's/.*libcudart[^ ]* => \([^ ]*\).*/\1/p' | head -n1)
