@@ -65,6 +65,23 @@ typedef enum gr_result {
 const char *gr_strerror(gr_result_t r);
 
 /**
+ * The last error line the library logged in this process (from any thread),
+ * as logged but without the trailing newline ("[rank R host H] file:line:
+ * error: message"), copied into buf (len bytes, always NUL-terminated when
+ * len > 0; cut to fit); "" when none was logged since the start or since
+ * gr_clear_last_error(). Returns the line's full length. Error lines are kept
+ * whatever GR_DEBUG says. For bindings that report a failed call's message
+ * with its code (the Python package); a failure that started on another rank
+ * leaves only that rank's line. Does not log.
+ */
+size_t gr_last_error(char *buf, size_t len);
+/** Forget the last error line (gr_last_error then gives ""). */
+void gr_clear_last_error(void);
+
+/** The library's version at run time, "MAJOR.MINOR.PATCH" (GR_VERSION_STRING of its build). */
+const char *gr_version(void);
+
+/**
  * Element types of the input. Integers accumulate exactly (128-bit). f16 is
  * IEEE binary16, bf16 is bfloat16 (the top half of an f32); both are held in
  * memory as 2-byte bit patterns (uint16_t) and accumulate in f64 (fast) or
@@ -207,6 +224,15 @@ gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *ctx);
 /** Destroy a context; NULL is accepted. Requests still outstanding are
  *  completed first (their results dropped). Collective. */
 gr_result_t gr_ctx_destroy(gr_ctx_t ctx);
+
+/**
+ * Set the stream of the context's later calls, as gr_config_t.stream does at
+ * creation (NULL: none). Local to this rank, not collective; not to be called
+ * while another thread uses the context. For callers whose data arrive on a
+ * stream of their own per call (a __cuda_array_interface__ stream in Python).
+ * GR_ERR_INVALID_ARG for a NULL ctx.
+ */
+gr_result_t gr_ctx_set_stream(gr_ctx_t ctx, gr_stream_t stream);
 
 /** The backend this context runs (never GR_BACKEND_AUTO). */
 gr_backend_t gr_ctx_backend(gr_ctx_t ctx);
