@@ -21,7 +21,7 @@
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
 # bench-vec (dot, argmax, batch2 against CUB),
-# memcheck-backend (memcheck and racecheck of test_cuda_backend), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
+# memcheck-backend (memcheck and racecheck of test_cuda_backend), sanitizer-core (racecheck of test_exact_gpu, memcheck and racecheck of test_stats_gpu), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
 # GR_CHECK_PROFILE=1 adds ncu (--clock-control none) of the exact and the fast kernel at 2^20
@@ -80,11 +80,11 @@ elif command -v compute-sanitizer >/dev/null; then
     want memcheck-backend && step "racecheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$TEST" --small
     want sanitizer-extra && step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
     want memcheck-exact && step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
-    step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
+    want sanitizer-core && step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
     FTEST=$(tprog test_read_floor)
     want memcheck-floor && [ -n "$FTEST" ] && step "memcheck test_read_floor" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$FTEST"
-    step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
-    step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
+    want sanitizer-core && step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
+    want sanitizer-core && step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
     VTEST=$(tprog test_vec_gpu)
     if [ -n "$VTEST" ]; then   # dot, nrm2, argmin/argmax, batches (kernels/dot.cu, argext.cu)
         step "memcheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$VTEST" --small
