@@ -169,9 +169,13 @@ typedef struct gr_backend_ops {
     /* --op stats of count elements at ptr (device memory when on_device) into *out (initialised). */
     gr_result_t (*stats)(gr_ctx_t ctx, void *state, const void *ptr, int on_device, uint64_t count, gr_dtype_t t,
                          struct gr_stats_part *out);
-    /* A vector op (dot, nrm2, argmin, argmax) of one batch item (device memory when on_device). */
-    gr_result_t (*vec)(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device,
-                       struct gr_vpartial *out);
+    /* The vector items (dot, nrm2, argmin, argmax) of a batch on device memory, as
+     * gr_cuda_vec_start / gr_cuda_vec_poll say (gr_vec.h). NULL: the backend has no
+     * device memory (host items take the host kernels on every backend, vecop.c). */
+    gr_result_t (*vec_start)(gr_ctx_t ctx, const gr_batch_item_t *items, int k, void *stream, int blocking,
+                             int *token);
+    gr_result_t (*vec_poll)(gr_ctx_t ctx, int token, const gr_batch_item_t *items, int k, int block, int *done,
+                            struct gr_vpartial *part);
     /* The chunked file input's stream (src/io/gr_stream.h): how chunks reach this backend. */
     const struct gr_stream_ops *stream;
 } gr_backend_ops_t;
@@ -248,6 +252,9 @@ int gr_desc_is_vec(const gr_desc_t *d);
  * generator's values (dot: y from seed + 1), finished in d's mode. Collective. */
 gr_result_t gr_vec_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
                                        const gr_desc_t *d, gr_value_t *out);
+/* One batch item of descriptor d over x (and y for dot), count elements numbered from index_base. */
+void gr_batch_item_of(gr_batch_item_t *it, const gr_desc_t *d, const void *x, const void *y, uint64_t count,
+                      int64_t index_base);
 /* A batch of k items (vecop.c): local reduce of each, one collective, finish. */
 gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
                              gr_timing_t *timing);

@@ -39,6 +39,8 @@ int gr_value_half_bits(const gr_value_t *v, uint16_t *bits)
     return 1;
 }
 
+const char *gr_version(void) { return GR_VERSION_STRING; }
+
 const char *gr_dtype_name(gr_dtype_t t)
 {
     static const char *n[GR_DTYPE_COUNT] = {"f32", "f64", "i32", "i64", "f16", "bf16"};

@@ -14,7 +14,6 @@
 #include "gr_internal.h"
 #include "gr_stats.h"
 #include "gr_stream.h"
-#include "gr_vec.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -300,16 +299,11 @@ static gr_result_t cpu_stats(gr_ctx_t ctx, void *state, const void *ptr, int on_
     return GR_SUCCESS;
 }
 
-static gr_result_t cpu_vec(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device, gr_vpartial_t *out)
-{
-    (void)state, (void)on_device; /* host memory only: the batch calls refuse device memory here */
-    return gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, out);
-}
-
 const gr_backend_ops_t gr_backend_cpu_ops = {
     "cpu", 1, cpu_init, cpu_fini, cpu_alloc, cpu_free, cpu_generate, cpu_reduce,
     NULL, NULL, NULL, /* no non-blocking device form, no device delivery: host work is eager */
-    cpu_stats, cpu_vec, &gr_stream_generic_ops,
+    cpu_stats, NULL, NULL, /* vector items: host memory only, the host kernels (vecop.c) */
+    &gr_stream_generic_ops,
 };
 
 /* ---- reference: regenerate on the fly and sum exactly ------------------ */

@@ -142,6 +142,7 @@ static void fini_state(cuda_state_t *s)
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
     gr_cuda_stats_release(s);
+    gr_cuda_vec_release(s);
     gr_cuda_stream_release(s);
     free_staging(s);
     if (s->xscratch)
@@ -701,15 +702,7 @@ static gr_result_t cuda_stats(gr_ctx_t ctx, void *state, const void *ptr, int on
     return gr_cuda_stats_local(ctx, ptr, count, t, out);
 }
 
-static gr_result_t cuda_vec(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device, gr_vpartial_t *out)
-{
-    (void)state;
-    if (!on_device)
-        return gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, out);
-    return gr_cuda_vec_reduce(ctx, it, out);
-}
-
 const gr_backend_ops_t gr_backend_cuda_ops = {
     "cuda", 1, cuda_init, cuda_fini, cuda_alloc, cuda_free, cuda_generate, cuda_reduce,
-    cuda_start, cuda_poll, cuda_deliver, cuda_stats, cuda_vec, &gr_backend_cuda_stream_ops,
+    cuda_start, cuda_poll, cuda_deliver, cuda_stats, gr_cuda_vec_start, gr_cuda_vec_poll, &gr_backend_cuda_stream_ops,
 };

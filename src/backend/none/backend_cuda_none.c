@@ -50,17 +50,11 @@ static gr_result_t none_stats(gr_ctx_t ctx, void *state, const void *ptr, int on
     return not_built();
 }
 
-static gr_result_t none_vec(gr_ctx_t ctx, void *state, const gr_batch_item_t *it, int on_device,
-                            struct gr_vpartial *out)
-{
-    (void)ctx, (void)state, (void)it, (void)on_device, (void)out;
-    return not_built();
-}
-
 const gr_backend_ops_t gr_backend_cuda_ops = {
     "cuda", 0, none_init, none_fini, none_alloc, none_free, none_generate, none_reduce,
     NULL, NULL, NULL, /* no non-blocking form, no delivery: as the cpu backend */
-    none_stats, none_vec, &gr_stream_generic_ops,
+    none_stats, NULL, NULL, /* no device memory: as the cpu backend */
+    &gr_stream_generic_ops,
 };
 
 int gr_cuda_device_count(void) { return 0; }
