@@ -20,7 +20,7 @@ extern const gr_cpu_kernels_t gr_cpu_kernels_avx512;
 void gr_cpu_exact_f_reference(gr_partial_t *p, const void *in, int dtype, int op, int power, uint64_t n)
 {
     for (uint64_t i = 0; i < n; ++i)
-        gr_partial_add_term(p, gr_term_f(op, power, load1(in, dtype, i)));
+        gr_partial_add_term(p, gr_term_f(op, power, gr_load_f(in, dtype, i)));
 }
 
 const char *gr_cpu_isa_name(gr_cpu_isa_t isa)

@@ -82,54 +82,24 @@ GR_KI vd vabs(vd x)
     return (vd)((vl)x & m);
 }
 
-/* a > b ? a : b lane by lane on floats: b where a is NaN (maxps takes its
- * second operand then). */
-GR_KI vf vmaxf(vf a, vf b)
+/* Lane by lane on floats a > b ? a : b (max) or a < b ? a : b: b where a
+ * is NaN (maxps and minps take their second operand then). */
+GR_KI vf vextf(vf a, vf b, int max)
 {
 #if GR_CPU_VBYTES == 64
-    return (vf)_mm512_max_ps((__m512)a, (__m512)b);
+    return (vf)(max ? _mm512_max_ps((__m512)a, (__m512)b) : _mm512_min_ps((__m512)a, (__m512)b));
 #elif GR_CPU_VBYTES == 32
-    return (vf)_mm256_max_ps((__m256)a, (__m256)b);
+    return (vf)(max ? _mm256_max_ps((__m256)a, (__m256)b) : _mm256_min_ps((__m256)a, (__m256)b));
 #elif defined(__SSE2__)
-    return (vf)_mm_max_ps((__m128)a, (__m128)b);
+    return (vf)(max ? _mm_max_ps((__m128)a, (__m128)b) : _mm_min_ps((__m128)a, (__m128)b));
 #else
     for (int l = 0; l < 2 * VW; ++l)
-        a[l] = a[l] > b[l] ? a[l] : b[l];
-    return a;
-#endif
-}
-
-/* a < b ? a : b lane by lane on floats: b where a is NaN. */
-GR_KI vf vminf(vf a, vf b)
-{
-#if GR_CPU_VBYTES == 64
-    return (vf)_mm512_min_ps((__m512)a, (__m512)b);
-#elif GR_CPU_VBYTES == 32
-    return (vf)_mm256_min_ps((__m256)a, (__m256)b);
-#elif defined(__SSE2__)
-    return (vf)_mm_min_ps((__m128)a, (__m128)b);
-#else
-    for (int l = 0; l < 2 * VW; ++l)
-        a[l] = a[l] < b[l] ? a[l] : b[l];
+        a[l] = (max ? a[l] > b[l] : a[l] < b[l]) ? a[l] : b[l];
     return a;
 #endif
 }
 
 /* ---- loads and terms (constant dt / op after inlining) ------------------ */
-
-GR_KI double load1(const void *in, int dt, uint64_t i)
-{
-    switch (dt) {
-    case GR_C_F32:
-        return (double)((const float *)in)[i];
-    case GR_C_F16:
-        return (double)gr_f16_bits_to_f32(((const uint16_t *)in)[i]);
-    case GR_C_BF16:
-        return (double)gr_bf16_bits_to_f32(((const uint16_t *)in)[i]);
-    default:
-        return ((const double *)in)[i];
-    }
-}
 
 /* VW floats at p widened exactly to f64: one cvtps2pd with a memory operand
  * (xmm: 2 floats, ymm: 4, zmm: 8). */
@@ -159,28 +129,22 @@ GR_KI vd loadv(const void *in, int dt, uint64_t i)
         v = cvt_f32((const float *)in + i);
     } else {
         for (int l = 0; l < VW; ++l)
-            v[l] = load1(in, dt, i + (uint64_t)l);
+            v[l] = gr_load_f(in, dt, i + (uint64_t)l);
     }
     return v;
 }
 
-/* gr_term_f lane by lane: the same IEEE operations, so the same bits. */
+/* gr_term_f lane by lane: the same IEEE operations (|x|; x^p by gr_powd's
+ * left-to-right products, sumsq as p = 2), so the same bits. */
 GR_KI vd termv(int op, int pw, vd x)
 {
-    switch (op) {
-    case GR_C_ABSSUM:
+    if (op == GR_C_ABSSUM)
         return vabs(x);
-    case GR_C_SUMSQ:
-        return x * x;
-    case GR_C_POWSUM: {
-        vd r = x;
-        for (int k = 1; k < pw; ++k)
-            r = r * x;
-        return r;
-    }
-    default:
-        return x;
-    }
+    const int p = op == GR_C_SUMSQ ? 2 : op == GR_C_POWSUM ? pw : 1;
+    vd r = x;
+    for (int k = 1; k < p; ++k)
+        r = r * x;
+    return r;
 }
 
 /* The term of element i + k VW .. as one vector. */
@@ -209,7 +173,7 @@ GR_KI double fast_sum_body(const void *in, int dt, int op, int pw, uint64_t n)
     double a[8];
     memcpy(a, acc, sizeof(a));
     for (int l = 0; i < n; ++i, ++l)
-        a[l] += gr_term_f(op, pw, load1(in, dt, i));
+        a[l] += gr_term_f(op, pw, gr_load_f(in, dt, i));
     for (int w = 4; w > 0; w /= 2)
         for (int l = 0; l < w; ++l)
             a[l] += a[l + w];
@@ -257,12 +221,12 @@ GR_KI double minmax_body(const void *in, int dt, int is_min, uint64_t n)
      * keeps m), on the level's vector width */
     for (; i + 8 <= n; i += 8)
         for (int l = 0; l < 8; ++l) {
-            double x = load1(in, dt, i + (uint64_t)l);
+            double x = gr_load_f(in, dt, i + (uint64_t)l);
             nan[l] |= x != x;
             m[l] = is_min ? (x < m[l] ? x : m[l]) : (x > m[l] ? x : m[l]);
         }
     for (int l = 0; i < n; ++i, ++l) {
-        double x = load1(in, dt, i);
+        double x = gr_load_f(in, dt, i);
         nan[l] |= x != x;
         m[l] = is_min ? (x < m[l] ? x : m[l]) : (x > m[l] ? x : m[l]);
     }
@@ -278,7 +242,7 @@ GR_KI double minmax_body(const void *in, int dt, int is_min, uint64_t n)
         /* the lanes kept the first zero they met; the order -0.0 < +0.0 wants
          * -0.0 for min and +0.0 for max when the chunk holds one */
         for (uint64_t j = 0; j < n; ++j) {
-            double x = load1(in, dt, j);
+            double x = gr_load_f(in, dt, j);
             if (x == 0 && (signbit(x) != 0) == is_min)
                 return x;
         }
@@ -306,7 +270,7 @@ static double minmax_f(const void *in, int dtype, int op, uint64_t n)
 GR_KI void exact_ref_body(gr_partial_t *p, const void *in, int dt, int op, int pw, uint64_t n)
 {
     for (uint64_t i = 0; i < n; ++i)
-        gr_partial_add_term(p, gr_term_f(op, pw, load1(in, dt, i)));
+        gr_partial_add_term(p, gr_term_f(op, pw, gr_load_f(in, dt, i)));
 }
 
 /*
@@ -383,8 +347,8 @@ GR_KI int exact_f32_plain_block(gr_partial_t *p, const float *x, int abs, uint64
             vi u;
             memcpy(&u, x + i + (uint64_t)h * 2 * VW, sizeof(u));
             vi a = u & absmask;
-            top = vmaxf((vf)a, top);
-            low = vminf((vf)(a - one), low); /* a zero: -1, a NaN, skipped */
+            top = vextf((vf)a, top, 1);
+            low = vextf((vf)(a - one), low, 0); /* a zero: -1, a NaN, skipped */
         }
         for (int k = 0; k < 4; ++k) {
             vd t = cvt_f32(x + i + (uint64_t)k * VW);
@@ -460,7 +424,7 @@ GR_KI int exact_block_body(gr_partial_t *p, const void *in, int dt, int op, int 
         /* zeros only: the value is 0; count the +0.0 terms for the sign */
         int64_t pos = 0;
         for (uint64_t i = 0; i < n; ++i)
-            pos += !signbit(gr_term_f(op, pw, load1(in, dt, i)));
+            pos += !signbit(gr_term_f(op, pw, gr_load_f(in, dt, i)));
         p->nonnegzero += pos;
         *A_next = abs_sum_body(next, dt, op, pw, nx);
         return 1;
