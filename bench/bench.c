@@ -403,10 +403,12 @@ typedef struct bench_variant {
     gr_backend_t backend;
     bench_timer_t timer;
     int role;       /* ROW_COPY and ROW_CUB always run: every row is measured against them */
-    int bytes;      /* bytes moved per byte of input: 2 for the copy (read + write), else 1 */
+    int bytes;      /* bytes moved per byte of input: 2 for the copy (read + write) and dot (x and y), 4 for
+                       batch2, else 1 */
     bench_run_fn run;
     int arg;
-    const char *e2e_ref; /* host-timed rows are compared with this row, not with cub */
+    const char *e2e_ref; /* xCUB is the time of this row over this one's (host-timed rows: cub-e2e; the vector
+                            rows: their CUB form), not cub's */
 } bench_variant_t;
 
 static const bench_variant_t bench_variants[] = {
@@ -433,6 +435,20 @@ static const bench_variant_t bench_variants[] = {
      GR_BACKEND_CUDA, BENCH_TIME_HOST, ROW_PLAIN, 1, bench_cuda_run_exact_e2e, 0, "cub-e2e"},
     {"stats", "gpureduce --op stats: one pass for count, NaN/Inf counts, exact sum, min/max, mean and variance",
      GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_stats, 0, NULL},
+    {"dot", "gpureduce dot(x, y) fast: kernels/dot.cu, block records (not folded in the time); x and y read",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 2, bench_cuda_run_dot, 0, "cub-dot"},
+    {"dot-exact", "gpureduce dot(x, y) --mode exact: every product exact into block limbs; x and y read",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 2, bench_cuda_run_dot, 1, "cub-dot"},
+    {"cub-dot", "cub::DeviceReduce::TransformReduce over a zip of x and y (products summed in f64 / int64)",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 2, bench_cuda_run_cub_dot, 0, NULL},
+    {"argmax", "gpureduce argmax (kernels/argext.cu: value and lowest global index), block records",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 1, bench_cuda_run_argmax, 0, "cub-argmax"},
+    {"cub-argmax", "cub::DeviceReduce::ArgMax (value and index outputs)", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
+     1, bench_cuda_run_cub_argmax, 0, NULL},
+    {"batch2", "gpureduce batch of two dot products (x1.y1, x2.y2) in one launch; four arrays read",
+     GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN, 4, bench_cuda_run_batch2, 0, "cub-batch2"},
+    {"cub-batch2", "two cub-dot calls (x1.y1, x2.y2); four arrays read", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
+     4, bench_cuda_run_cub_dot, 2, NULL},
     {"v0", "interleaved addressing, tid % 2s picks threads (divergent)", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
      1, bench_cuda_run_ladder, 0, NULL},
     {"v1", "interleaved, strided index: no divergence, bank conflicts", GR_BACKEND_CUDA, BENCH_TIME_GPU, ROW_PLAIN,
@@ -550,7 +566,8 @@ uint64_t bench_gate_sum(gr_gen_t gate, gr_dtype_t t, uint64_t n)
 /*
  * Rows that have no f16/bf16 form: the ladder (its rungs are built for
  * 4- and 8-byte types), the gpu_to_gpu CUB rows (a determinism mode over
- * float/double/integer input only) and stats (f32/f64/i32/i64). For halves
+ * float/double/integer input only), stats (f32/f64/i32/i64) and argmax
+ * (cub::DeviceReduce::ArgMax is not instantiated for halves here). For halves
  * they are left out of the group, and the table says so.
  */
 static int row_takes_dtype(const bench_variant_t *v, gr_dtype_t t)
@@ -558,7 +575,7 @@ static int row_takes_dtype(const bench_variant_t *v, gr_dtype_t t)
 #ifdef GR_WITH_CUDA
     if (gr_c_is_half((int)t))
         return v->run != bench_cuda_run_ladder && strcmp(v->name, "cub-g2g") && strcmp(v->name, "cub-g2g-f32") &&
-               strcmp(v->name, "stats");
+               strcmp(v->name, "stats") && strcmp(v->name, "argmax") && strcmp(v->name, "cub-argmax");
 #else
     (void)v;
     (void)t;
@@ -689,8 +706,12 @@ static void print_group(bench_run_t *b, const bench_group_t *g, row_out_t *rows,
                                 : v->role == ROW_COPY          ? 100.0
                                                                : NAN;
         const double pct_peak = is_cuda && b->have_dev && b->dev.peak_gbps > 0 ? 100.0 * gbps / b->dev.peak_gbps : NAN;
-        const double ref = v->e2e_ref || v->role == ROW_CUB_E2E ? cub_e2e_t : cub_t;
-        const double xcub = is_cuda && v->role != ROW_COPY && v->bytes == 1 ? ref / t : NAN; /* copies: no xCUB */
+        double ref = v->role == ROW_CUB_E2E ? cub_e2e_t : cub_t;
+        for (int q = 0; v->e2e_ref && q < nrows; ++q) /* the row it is compared with */
+            if (!strcmp(rows[q].v->name, v->e2e_ref))
+                ref = rows[q].timed ? rows[q].st[0] : NAN;
+        /* copies and the CUB forms of the two-array rows: no xCUB */
+        const double xcub = is_cuda && v->role != ROW_COPY && (v->bytes == 1 || v->e2e_ref) ? ref / t : NAN;
         char wrong[24];
         if (ro->checked)
             snprintf(wrong, sizeof(wrong), "%lld", ro->wrong);
@@ -994,10 +1015,12 @@ static void print_header(bench_run_t *b, gr_ctx_t ctx, const uint64_t *sizes, in
                     fprintf(f, ", cub-g2g not built (-DGR_CCCL_INCLUDE)");
                 fprintf(f, "\n");
             }
-            fprintf(f, "# every row reads the same count x size bytes; GB/s = bytes / median time (copy: read + "
-                       "write, so 2x); %%copy = GB/s / copy GB/s;\n"
+            fprintf(f, "# every row reads the same count x size bytes per array; GB/s = bytes / median time "
+                       "(copy: read + write, so 2x; dot: x and y, 2x; batch2: 4 arrays, 4x); %%copy = GB/s / copy "
+                       "GB/s;\n"
                        "# %%peak = GB/s / theoretical; xCUB = cub time / row time (-e2e rows: cub-e2e time / row "
-                       "time); mem: hbm = rotated over >= 2x L2, L2 = the set fits in L2, host = cpu memory;\n"
+                       "time; dot, dot-exact, argmax, batch2: the time of cub-dot, cub-argmax, cub-batch2); mem: hbm "
+                       "= rotated over >= 2x L2, L2 = the set fits in L2, host = cpu memory;\n"
                        "# accumulators: f32 and f64 sum in f64, i32 and i64 in i64, in every row (CUB too: its "
                        "output type); time = max over ranks; #wrong = failed checks summed over ranks\n");
         }

@@ -108,6 +108,13 @@ int bench_cuda_run_exact(void *env, int arg, int buf, bench_result_t *res, doubl
 int bench_cuda_run_exact_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 /* --op stats on the GPU: one pass, every statistic (gate: all of them in closed form) */
 int bench_cuda_run_stats(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+/* The vector rows (issue 20): dot (arg 1: exact) and batch2 (two dot products in one batch launch) read
+ * x and y; argmax; CUB's dot (TransformReduce over a zip; arg 2: two of them) and ArgMax. */
+int bench_cuda_run_dot(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+int bench_cuda_run_batch2(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+int bench_cuda_run_cub_dot(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+int bench_cuda_run_argmax(void *env, int arg, int buf, bench_result_t *res, double *self_s);
+int bench_cuda_run_cub_argmax(void *env, int arg, int buf, bench_result_t *res, double *self_s);
 /* 1 when the cub-g2g row was built in (-DGR_CCCL_INCLUDE). */
 int bench_cuda_have_g2g(void);
 #endif

@@ -1,7 +1,9 @@
 /*
  * bench_cuda.c - the cuda rows of `gpureduce bench` and their timing: copy
- * ceiling, CUB baselines, the product's kernel (tuned, tuned-e2e) and the
- * seed ladder, all on the same rotation set of input buffers.
+ * ceiling, CUB baselines, the product's kernel (tuned, tuned-e2e), the seed
+ * ladder and the vector rows (dot, argmax, batch2 and CUB's forms of them),
+ * all on the same rotation set of input buffers (the vector rows' y: the
+ * copy targets of the same set).
  *
  * Timing (GPU-timed rows): a hold kernel keeps the stream waiting while the
  * host queues BENCH_BATCH runs, each between its own pair of events; then
@@ -20,6 +22,8 @@
 #include "gr_exact_kernels.h"
 #include "gr_stats_kernels.h"
 #include "gr_kernels.h"
+#include "gr_vec.h"
+#include "gr_vec_kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -78,6 +82,15 @@ struct bench_cuda {
     /* stats row: scratch (zeroed once) and a mapped result, at first use */
     void *s_scratch;
     gr_stats_result_t *s_res_host, *s_res_dev;
+    /* the vector rows (dot, dot-exact, argmax, batch2 and their CUB rows), at first use in a group:
+     * two jobs' block records, CUB's temp storage, a second 8-byte output (argmax index, batch2) */
+    void *v_rec;
+    void *v_rec_host;
+    size_t v_rec_bytes;
+    void *v_cub_temp;
+    size_t v_cub_temp_bytes;
+    int64_t *v_out2;
+    gr_vec_jobs_t v_jobs; /* batch2's launch parameter */
 };
 
 static int is_float(gr_dtype_t t) { return gr_c_is_float((int)t); } /* f16/bf16 sum in f64 too */
@@ -308,7 +321,8 @@ void bench_cuda_group_end(bench_cuda_t *c)
             GR_CUDA_IGNORE(cudaFree(c->out[k]));
         c->in[k] = c->out[k] = NULL;
     }
-    void **devs[] = {&c->partials, &c->acc_dev, &c->cub_temp, &c->g2g_temp, &c->tuned_scratch};
+    void **devs[] = {&c->partials, &c->acc_dev, &c->cub_temp, &c->g2g_temp, &c->tuned_scratch,
+                     &c->v_rec, &c->v_cub_temp, (void **)&c->v_out2};
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); ++i) {
         if (*devs[i])
             GR_CUDA_IGNORE(cudaFree(*devs[i]));
@@ -316,16 +330,24 @@ void bench_cuda_group_end(bench_cuda_t *c)
     }
     free(c->partials_host);
     c->partials_host = NULL;
+    free(c->v_rec_host);
+    c->v_rec_host = NULL;
+    c->v_rec_bytes = c->v_cub_temp_bytes = 0;
     c->in_group = 0;
 }
 
 gr_result_t bench_cuda_fill(bench_cuda_t *c, gr_gen_t gen, int all_buffers)
 {
     const int nb = all_buffers ? c->g.nbuf : 1;
-    /* buffer k holds global indices [k n, (k+1) n): every buffer differs */
-    for (int k = 0; k < nb; ++k)
+    /* buffer k holds global indices [k n, (k+1) n): every buffer differs. Timing data goes to the copy
+     * targets too: they are the y of the vector rows (the copy rows overwrite them with copies) */
+    for (int k = 0; k < nb; ++k) {
         GR_CUDA_CHECK(gr_cuda_launch_generate(c->in[k], (int)c->g.dtype, (int)gen, BENCH_SEED,
                                               all_buffers ? (uint64_t)k * c->g.n : 0, c->g.n, c->stream));
+        if (all_buffers)
+            GR_CUDA_CHECK(gr_cuda_launch_generate(c->out[k], (int)c->g.dtype, (int)gen, BENCH_SEED + 1,
+                                                  (uint64_t)k * c->g.n, c->g.n, c->stream));
+    }
     GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
     return GR_SUCCESS;
 }
@@ -764,6 +786,257 @@ int bench_cuda_run_ladder(void *env, int rung, int buf, bench_result_t *res, dou
         res->is_int = 1;
         res->i = (int64_t)s;
     }
+    return 0;
+}
+
+/* ---- the vector rows: dot, argmax, a batch of two dot products, and CUB's ---------- */
+
+/* Records for two jobs of the largest kind, CUB's temp storage (dot; argmax where it has a form) and a
+ * second output; allocated by the first (untimed) run of a group. */
+static gr_result_t vec_rows_ready(bench_cuda_t *c)
+{
+    if (c->v_rec)
+        return GR_SUCCESS;
+    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 1);
+    c->v_rec_bytes = 2 * (size_t)grid * sizeof(gr_vec_exact_rec_t);
+    GR_CUDA_CHECK(cudaMalloc(&c->v_rec, c->v_rec_bytes));
+    c->v_rec_host = malloc(c->v_rec_bytes);
+    if (!c->v_rec_host)
+        GR_FAIL(GR_ERR_NOMEM, "out of host memory for %d block records", 2 * grid);
+    GR_CUDA_CHECK(cudaMalloc((void **)&c->v_out2, GR_BENCH_ACC_BYTES));
+    size_t dot_b = 0, arg_b = 0;
+    GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, c->in[0], c->out[0], c->g.n, c->acc_dev, NULL, &dot_b,
+                                   c->stream));
+    if (!gr_c_is_half((int)c->g.dtype))
+        GR_CUDA_CHECK(gr_bench_cub_argmax((int)c->g.dtype, c->in[0], c->g.n, c->acc_dev, c->v_out2, NULL, &arg_b,
+                                          c->stream));
+    c->v_cub_temp_bytes = dot_b > arg_b ? dot_b : arg_b;
+    GR_CUDA_CHECK(cudaMalloc(&c->v_cub_temp, c->v_cub_temp_bytes ? c->v_cub_temp_bytes : 1));
+    return GR_SUCCESS;
+}
+
+/* y of the dot rows for buffer buf: out[buf] (timing data from bench_cuda_fill); a checked run first fills
+ * it with ones, so dot(x, y) is the gate's sum of x. */
+static gr_result_t vec_y(bench_cuda_t *c, int buf, const bench_result_t *res, void **y)
+{
+    if (res)
+        GR_CUDA_CHECK(gr_cuda_launch_generate(c->out[buf], (int)c->g.dtype, GR_GEN_ONES, BENCH_SEED, 0, c->g.n,
+                                              c->stream));
+    *y = c->out[buf];
+    return GR_SUCCESS;
+}
+
+/* The value of njobs dot jobs' records (grid blocks each, exact or fast), all equal, or a value no gate
+ * has. Exact limbs go through the wide accumulator; fast block sums of the gates are integers below 2^53,
+ * so their plain sum is exact. */
+static gr_result_t read_dots(bench_cuda_t *c, int exact, int grid, int njobs, bench_result_t *res)
+{
+    const size_t rs = exact ? sizeof(gr_vec_exact_rec_t) : sizeof(gr_vec_fast_rec_t);
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->v_rec_host, c->v_rec, rs * (size_t)grid * (size_t)njobs,
+                                  cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    memset(res, 0, sizeof(*res));
+    res->kind = BENCH_RES_VALUE;
+    res->is_int = !is_float(c->g.dtype);
+    for (int j = 0; j < njobs; ++j) {
+        double f = 0;
+        int64_t i = INT64_MIN;
+        if (exact) {
+            const gr_vec_exact_rec_t *r = (const gr_vec_exact_rec_t *)c->v_rec_host + (size_t)j * (size_t)grid;
+            gr_wacc_t w, t;
+            gr_wacc_zero(&w);
+            int specials = 0;
+            for (int b = 0; b < grid; ++b) {
+                memcpy(t.limb, r[b].limb, sizeof(t.limb));
+                gr_wacc_normalize(&t);
+                gr_wacc_add(&w, &t);
+                specials |= r[b].nan || r[b].pinf || r[b].ninf;
+            }
+            f = specials ? (double)NAN : gr_wacc_round(&w, 53, -1074, 1023);
+            if (!specials && !gr_wacc_to_i64(&w, &i))
+                i = INT64_MIN;
+        } else {
+            const gr_vec_fast_rec_t *r = (const gr_vec_fast_rec_t *)c->v_rec_host + (size_t)j * (size_t)grid;
+            for (int b = 0; b < grid; ++b)
+                f += r[b].s[0];
+        }
+        if (j > 0 && (f != res->f || i != res->i)) { /* the two dot products of batch2 differ */
+            res->f = (double)NAN;
+            res->i = INT64_MIN;
+            return GR_SUCCESS;
+        }
+        res->f = f;
+        res->i = i;
+    }
+    return GR_SUCCESS;
+}
+
+/* dot(x, y), gpureduce's kernel (kernels/dot.cu) as the cuda backend launches it; arg 1: exact mode
+ * (integers are always exact). Records only: the host's fold of a few hundred records is not timed. */
+int bench_cuda_run_dot(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    (void)self_s;
+    GR_CHECK(vec_rows_ready(c));
+    void *y = NULL;
+    GR_CHECK(vec_y(c, buf, res, &y));
+    const int exact = arg == 1 || !is_float(c->g.dtype);
+    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
+    GR_CUDA_CHECK(gr_cuda_launch_dot(c->in[buf], y, c->g.n, (int)c->g.dtype, exact, grid, c->v_rec, c->stream));
+    if (res)
+        GR_CHECK(read_dots(c, exact, grid, 1, res));
+    return 0;
+}
+
+/* Two dot products in one batch launch (gr_cuda_launch_dot_batch), as gr_reduce_batch_device sends them:
+ * x1.y1 and x2.y2, four arrays of n elements (checked: both x.ones). */
+int bench_cuda_run_batch2(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    (void)arg;
+    (void)self_s;
+    GR_CHECK(vec_rows_ready(c));
+    const int exact = !is_float(c->g.dtype);
+    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
+    const size_t rs = exact ? sizeof(gr_vec_exact_rec_t) : sizeof(gr_vec_fast_rec_t);
+    const int b2 = res ? buf : (buf + 1) % c->g.nbuf;
+    void *y = NULL;
+    GR_CHECK(vec_y(c, buf, res, &y));
+    gr_vec_jobs_t *jobs = &c->v_jobs;
+    memset(jobs, 0, sizeof(*jobs));
+    jobs->njobs = 2;
+    for (int j = 0; j < 2; ++j) {
+        gr_vec_job_t *J = &jobs->job[j];
+        J->x = c->in[j ? b2 : buf];
+        J->y = j ? c->out[b2] : y;
+        J->n = c->g.n;
+        J->rec = (char *)c->v_rec + (size_t)j * (size_t)grid * rs;
+        J->dtype = (int)c->g.dtype;
+        J->grid = grid;
+        J->first_block = (unsigned)(j * grid);
+    }
+    GR_CUDA_CHECK(gr_cuda_launch_dot_batch(jobs, exact, c->stream));
+    if (res)
+        GR_CHECK(read_dots(c, exact, grid, 2, res));
+    return 0;
+}
+
+/* CUB's dot: TransformReduce over a zip of x and y; arg 2: two of them (the batch2 baseline) */
+int bench_cuda_run_cub_dot(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    (void)self_s;
+    GR_CHECK(vec_rows_ready(c));
+    void *y = NULL;
+    GR_CHECK(vec_y(c, buf, res, &y));
+    GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, c->in[buf], y, c->g.n, c->acc_dev, c->v_cub_temp,
+                                   &c->v_cub_temp_bytes, c->stream));
+    if (arg == 2) {
+        const int b2 = res ? buf : (buf + 1) % c->g.nbuf;
+        GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, c->in[b2], c->out[b2], c->g.n, c->v_out2, c->v_cub_temp,
+                                       &c->v_cub_temp_bytes, c->stream));
+    }
+    if (res) {
+        GR_CHECK(read_acc_dev(c, c->acc_dev, res));
+        if (arg == 2) {
+            bench_result_t second;
+            GR_CHECK(read_acc_dev(c, c->v_out2, &second));
+            if (second.f != res->f || second.i != res->i) {
+                res->f = (double)NAN;
+                res->i = INT64_MIN;
+            }
+        }
+    }
+    return 0;
+}
+
+/* (value, index) of an argmax against the gates' answers: all ones (1 at 0) or iota (the top of the first
+ * period at its own index); the gate's sum when it is one of them, else a value no gate has. */
+static void argmax_result(const bench_cuda_t *c, double v, int64_t idx, bench_result_t *res)
+{
+    const uint64_t n = c->g.n, m = c->g.dtype == GR_BF16 ? 256u : 1000u;
+    const uint64_t top = (n < m ? n : m) - 1u;
+    uint64_t want = UINT64_MAX;
+    if (v == 1.0 && idx == 0)
+        want = bench_gate_sum(GR_GEN_ONES, c->g.dtype, n);
+    else if (v == (double)top && idx == (int64_t)top)
+        want = bench_gate_sum(GR_GEN_IOTA, c->g.dtype, n);
+    memset(res, 0, sizeof(*res));
+    res->kind = BENCH_RES_VALUE;
+    res->is_int = !is_float(c->g.dtype);
+    res->f = want != UINT64_MAX ? (double)want : (double)NAN;
+    res->i = want != UINT64_MAX ? (int64_t)want : INT64_MIN;
+}
+
+/* argmax, gpureduce's kernel (kernels/argext.cu, which finds argmin too) as the backend launches it */
+int bench_cuda_run_argmax(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    (void)arg;
+    (void)self_s;
+    GR_CHECK(vec_rows_ready(c));
+    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 0);
+    GR_CUDA_CHECK(gr_cuda_launch_argext(c->in[buf], c->g.n, (int)c->g.dtype, 0, grid, (gr_vec_arg_rec_t *)c->v_rec,
+                                        c->stream));
+    if (!res)
+        return 0;
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->v_rec_host, c->v_rec, sizeof(gr_vec_arg_rec_t) * (size_t)grid,
+                                  cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    gr_argext_t a, b;
+    gr_argext_init(&a);
+    for (int k = 0; k < grid; ++k) {
+        memcpy(&b, (const gr_vec_arg_rec_t *)c->v_rec_host + k, sizeof(b)); /* field for field */
+        gr_argext_merge(&a, &b);
+    }
+    if (is_float(c->g.dtype))
+        argmax_result(c, a.nan_i != INT64_MAX ? (double)NAN : a.fmax, a.fmax_i, res);
+    else
+        argmax_result(c, (double)a.imax, a.imax_i, res);
+    return 0;
+}
+
+/* cub::DeviceReduce::ArgMax: the maximum and its index */
+int bench_cuda_run_cub_argmax(void *env, int arg, int buf, bench_result_t *res, double *self_s)
+{
+    bench_cuda_t *c = env;
+    (void)arg;
+    (void)self_s;
+    GR_CHECK(vec_rows_ready(c));
+    GR_CUDA_CHECK(gr_bench_cub_argmax((int)c->g.dtype, c->in[buf], c->g.n, c->acc_dev, c->v_out2, c->v_cub_temp,
+                                      &c->v_cub_temp_bytes, c->stream));
+    if (!res)
+        return 0;
+    unsigned char v[GR_BENCH_ACC_BYTES];
+    int64_t idx = -1;
+    GR_CUDA_CHECK(cudaMemcpyAsync(v, c->acc_dev, sizeof(v), cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaMemcpyAsync(&idx, c->v_out2, sizeof(idx), cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    double val = (double)NAN;
+    switch (c->g.dtype) {
+    case GR_F32: {
+        float f;
+        memcpy(&f, v, sizeof(f));
+        val = (double)f;
+        break;
+    }
+    case GR_F64:
+        memcpy(&val, v, sizeof(val));
+        break;
+    case GR_I32: {
+        int32_t i;
+        memcpy(&i, v, sizeof(i));
+        val = (double)i;
+        break;
+    }
+    default: {
+        int64_t i;
+        memcpy(&i, v, sizeof(i));
+        val = (double)i;
+        break;
+    }
+    }
+    argmax_result(c, val, idx, res);
     return 0;
 }
 

@@ -65,6 +65,23 @@ typedef enum gr_result {
 const char *gr_strerror(gr_result_t r);
 
 /**
+ * The last error line the library logged in this process (from any thread),
+ * as logged but without the trailing newline ("[rank R host H] file:line:
+ * error: message"), copied into buf (len bytes, always NUL-terminated when
+ * len > 0; cut to fit); "" when none was logged since the start or since
+ * gr_clear_last_error(). Returns the line's full length. Error lines are kept
+ * whatever GR_DEBUG says. For bindings that report a failed call's message
+ * with its code (the Python package); a failure that started on another rank
+ * leaves only that rank's line. Does not log.
+ */
+size_t gr_last_error(char *buf, size_t len);
+/** Forget the last error line (gr_last_error then gives ""). */
+void gr_clear_last_error(void);
+
+/** The library's version at run time, "MAJOR.MINOR.PATCH" (GR_VERSION_STRING of its build). */
+const char *gr_version(void);
+
+/**
  * Element types of the input. Integers accumulate exactly (128-bit). f16 is
  * IEEE binary16, bf16 is bfloat16 (the top half of an f32); both are held in
  * memory as 2-byte bit patterns (uint16_t) and accumulate in f64 (fast) or
@@ -208,6 +225,15 @@ gr_result_t gr_ctx_create(MPI_Comm comm, const gr_config_t *cfg, gr_ctx_t *ctx);
  *  completed first (their results dropped). Collective. */
 gr_result_t gr_ctx_destroy(gr_ctx_t ctx);
 
+/**
+ * Set the stream of the context's later calls, as gr_config_t.stream does at
+ * creation (NULL: none). Local to this rank, not collective; not to be called
+ * while another thread uses the context. For callers whose data arrive on a
+ * stream of their own per call (a __cuda_array_interface__ stream in Python).
+ * GR_ERR_INVALID_ARG for a NULL ctx.
+ */
+gr_result_t gr_ctx_set_stream(gr_ctx_t ctx, gr_stream_t stream);
+
 /** The backend this context runs (never GR_BACKEND_AUTO). */
 gr_backend_t gr_ctx_backend(gr_ctx_t ctx);
 
@@ -327,7 +353,7 @@ gr_result_t gr_reduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int
                                  gr_timing_t *timing);
 
 /** As gr_reduce_batch_host, every x and y in device memory of this rank's GPU (cuda backend):
- *  one kernel launch per item, one MPI collective for the batch. Collective. */
+ *  the vector items' kernels queued together, one MPI collective for the batch. Collective. */
 gr_result_t gr_reduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_value_t *out,
                                    gr_timing_t *timing);
 
@@ -390,16 +416,43 @@ gr_result_t gr_ireduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, 
                             const gr_call_t *call, gr_request_t *req);
 
 /**
- * Complete *req: the result into out (see gr_value_t) and timing (may be
- * NULL: local = start to local result seen, combine = the rest). Frees the
- * request and sets *req to NULL, whatever the result. Collective in the
- * sense above.
+ * Start a batch of k items (1 <= k <= GR_BATCH_MAX), every x and y in device
+ * memory of the context's GPU (cuda backend), without blocking: the rules of
+ * gr_ireduce_device (the call's stream, else the context's; no device-wide
+ * synchronisation; the caller's stream may reuse the inputs after the start)
+ * and of gr_reduce_batch_device (root and all_ranks from items[0]; every rank
+ * the same k and descriptors; each item's result has the bits of its own
+ * blocking call). The local results of all k items are combined by one MPI
+ * non-blocking collective. gr_wait / gr_test then write k values,
+ * out[0..k-1]; gr_call_t.result_dev, if set, receives the same k values
+ * (k * sizeof(gr_value_t) bytes). The items array is copied: it need not
+ * outlive the call; the data must, until the request completes. A batch
+ * takes one of the GR_REQUEST_MAX request places, plus one for each item
+ * beyond the first that is not dot, nrm2, argmin, argmax or the exact f64
+ * sum of squares (those other ops keep a result slot each). dot, nrm2,
+ * argmin and argmax also go through gr_ireduce_device / gr_ireduce_host as a
+ * batch of one (dot only here: it needs y).
+ */
+gr_result_t gr_ireduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_call_t *call,
+                                    gr_request_t *req);
+/** The same for host memory (any backend); every item is reduced before it returns, the combine is left
+ *  to gr_wait / gr_test. */
+gr_result_t gr_ireduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_call_t *call,
+                                  gr_request_t *req);
+
+/**
+ * Complete *req: the result into out (see gr_value_t; for a request of
+ * gr_ireduce_batch_* out holds k values, out[j] the result of item j) and
+ * timing (may be NULL: local = start to local result seen, combine = the
+ * rest). Frees the request and sets *req to NULL, whatever the result.
+ * Collective in the sense above.
  */
 gr_result_t gr_wait(gr_request_t *req, gr_value_t *out, gr_timing_t *timing);
 
 /**
  * Like gr_wait when the request can complete without blocking (*done = 1);
  * else *done = 0, nothing is written and the request stays outstanding.
+ * For a batch request out holds k values, as for gr_wait.
  */
 gr_result_t gr_test(gr_request_t *req, int *done, gr_value_t *out, gr_timing_t *timing);
 

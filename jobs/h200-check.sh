@@ -9,16 +9,19 @@
 #   3. compute-sanitizer memcheck, racecheck, initcheck on the GPU test programs (small sizes)
 #   4. gpureduce bench: f32 sweep 2^20..2^30 with --full, every dtype at 2^30, the small sizes
 #      with --timing launch (--cache hot and cold), exact against cub-g2g (with .cccl/include)
+#   4c. gpureduce-cg (docs/CG.md): time per iteration at n = 256 and 512, --dots gpureduce fast
+#      and exact against cub-mpi ($OUT/cg.txt), and a memcheck of it
 #   5. with 2 or more GPUs (np = every GPU): placement (--topo), exact-mode bit identity over
 #      np = 1..NGPU and the cpu backend, weak/strong scaling, the distributed rows (gr, cub+mpi,
 #      cub+nccl)
 # Logs and CSV under $OUT (./out when unset); $OUT/summary.txt has one line per step.
 # Every step has a time limit inside DEADLINE seconds (default 560), so the script
 # ends, logs written, before the device tool's 600 s limit; late steps are skipped.
-# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench embed input multi) leaves
+# GR_CHECK_SKIP="sanitizer bench" (any of: gpu sanitizer sanitizer-extra bench embed cg input multi) leaves
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
-# memcheck-backend (memcheck and racecheck of test_cuda_backend), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
+# bench-vec (dot, argmax, batch2 against CUB),
+# memcheck-backend (memcheck and racecheck of test_cuda_backend), sanitizer-core (racecheck of test_exact_gpu, memcheck and racecheck of test_stats_gpu), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
 # GR_CHECK_PROFILE=1 adds ncu (--clock-control none) of the exact and the fast kernel at 2^20
@@ -77,11 +80,11 @@ elif command -v compute-sanitizer >/dev/null; then
     want memcheck-backend && step "racecheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$TEST" --small
     want sanitizer-extra && step "initcheck test_cuda_backend" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool initcheck --error-exitcode 99 "$TEST" --small
     want memcheck-exact && step "memcheck test_exact_gpu" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$XTEST" --small
-    step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
+    want sanitizer-core && step "racecheck test_exact_gpu" 90 "$S" compute-sanitizer --tool racecheck --error-exitcode 99 "$XTEST" --race
     FTEST=$(tprog test_read_floor)
     want memcheck-floor && [ -n "$FTEST" ] && step "memcheck test_read_floor" 90 "$S" compute-sanitizer --tool memcheck --error-exitcode 99 "$FTEST"
-    step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
-    step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
+    want sanitizer-core && step "memcheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$STEST" --small
+    want sanitizer-core && step "racecheck test_stats_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$STEST" --race
     VTEST=$(tprog test_vec_gpu)
     if [ -n "$VTEST" ]; then   # dot, nrm2, argmin/argmax, batches (kernels/dot.cu, argext.cu)
         step "memcheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$VTEST" --small
@@ -125,6 +128,12 @@ want bench && step "bench stats vs tuned" 90 "$OUT/bench-more.txt" $MPIRUN -np 1
 want bench && want bench-half && step "bench f16 bf16 f32" 90 "$OUT/bench-more.txt" $MPIRUN -np 1 "$G" bench --backend cuda --min 2^24 --max 2^30 \
     --factor 64 --dtype f16,bf16,f32 --variants tuned,exact,cub
 [ -f "$OUT/bench-more.txt" ] && grep -E " (tuned|stats|exact) " "$OUT/bench-more.txt" | sed 's/^/      /' | tee -a "$SUMMARY"
+# the vector rows (issue 20): dot fast/exact against CUB's TransformReduce, argmax against
+# cub::DeviceReduce::ArgMax, a batch of two dot products against two CUB calls
+want bench && want bench-vec && step "bench vector rows" 120 "$OUT/bench-vec.txt" $MPIRUN -np 1 "$G" bench --backend cuda \
+    --min 2^16 --max 2^30 --factor 16 --dtype f32,f64 --variants dot,dot-exact,cub-dot,argmax,cub-argmax,batch2,cub-batch2,tuned
+[ -f "$OUT/bench-vec.txt" ] && grep -E " (dot|dot-exact|cub-dot|argmax|cub-argmax|batch2|cub-batch2) " "$OUT/bench-vec.txt" |
+    sed 's/^/      /' | tee -a "$SUMMARY"
 # the read floor: every kernel shape's time to read 2^20..2^24 f32, an empty launch, CUB and
 # the fast kernel in one process (docs/PERFORMANCE.md, Round 7)
 FTEST=$(tprog test_read_floor)
@@ -197,6 +206,22 @@ if want input; then
     done
     grep -E "bandwidth|h2d ref" "$IN" | sed 's/^/      /' | tee -a "$SUMMARY"
     rm -f "$F"
+fi
+
+# ---- 4c. gpureduce-cg (issue 21): time per iteration, --dots gpureduce against cub-mpi, one rank ---------
+# docs/CG.md "Speed": targets fast <= 0.9x and exact <= 1.0x cub-mpi at n = 256 and 512; 200 iterations each.
+CGO=$OUT/cg.txt
+CGX=$(tprog gpureduce-cg)
+if want cg && [ -n "$CGX" ]; then
+    for n in 256 512; do
+        for run in "--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode exact"; do
+            # shellcheck disable=SC2086 # $run is three options
+            step "cg n=$n $run" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 200 $run --format json
+        done
+    done
+    command -v compute-sanitizer >/dev/null && step "memcheck gpureduce-cg" 60 "$CGO" $MPIRUN -np 1 compute-sanitizer \
+        --tool memcheck --error-exitcode 99 "$CGX" --backend cuda --n 20 --mode exact --format json
+    grep '^{' "$CGO" | sed 's/^/      /' | tee -a "$SUMMARY"
 fi
 
 # ---- 5. several GPUs (every GPU of the machine: 2 on nvidia-h200-x2, 4 or 8 on the wider kinds) ---------

@@ -6,6 +6,8 @@
  * keeps the lowest global index among equal values and the lowest NaN index,
  * so any grid and any order gives the same value and index as the cpu
  * backend. -0.0 == +0.0 (IEEE): zeros tie, the lower index wins.
+ * argext_batch runs many jobs (any dtypes) in one launch, each block the
+ * body of its job's block, so each job's records are its single launch's.
  */
 #include "gr_common.h"
 #include "gr_vec_kernels.h"
@@ -36,18 +38,19 @@ __device__ __forceinline__ void merge(gr_vec_arg_rec_t &a, const gr_vec_arg_rec_
     }
 }
 
+/* Block blk of nblk: its record rec[blk]. sh: the block's shared memory. */
 template <int DT>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec)
+__device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec,
+                                            unsigned blk, unsigned nblk, gr_vec_arg_rec_t *sh)
 {
-    __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
     gr_vec_arg_rec_t a;
     a.fmin = __longlong_as_double(0x7FF0000000000000ll);  /* +Inf */
     a.fmax = __longlong_as_double((long long)0xFFF0000000000000ull); /* -Inf */
     a.imin = INT64_MAX;
     a.imax = INT64_MIN;
     a.fmin_i = a.fmax_i = a.imin_i = a.imax_i = a.nan_i = INT64_MAX;
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
         int64_t gi = base + (int64_t)i;
         if (DT == GR_C_I32 || DT == GR_C_I64) {
             int64_t v = DT == GR_C_I32 ? (int64_t)((const int32_t *)x)[i] : ((const int64_t *)x)[i];
@@ -93,7 +96,47 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n
         __syncthreads();
     }
     if (threadIdx.x == 0)
-        rec[blockIdx.x] = sh[0];
+        rec[blk] = sh[0];
+}
+
+template <int DT>
+__global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec)
+{
+    __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
+    argext_body<DT>(x, n, base, rec, blockIdx.x, gridDim.x, sh);
+}
+
+/* A batch of jobs in one launch: block b runs the body of its job's block b - first_block, the code the
+ * single launch runs for that block, so every record is the single launch's. */
+__global__ void __launch_bounds__(GR_VEC_BLOCK) argext_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    const unsigned nblk = (unsigned)J->grid;
+    gr_vec_arg_rec_t *rec = (gr_vec_arg_rec_t *)J->rec;
+    switch (J->dtype) {
+    case GR_C_F32:
+        argext_body<GR_C_F32>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        break;
+    case GR_C_F64:
+        argext_body<GR_C_F64>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        break;
+    case GR_C_F16:
+        argext_body<GR_C_F16>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        break;
+    case GR_C_BF16:
+        argext_body<GR_C_BF16>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        break;
+    case GR_C_I32:
+        argext_body<GR_C_I32>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        break;
+    case GR_C_I64:
+        argext_body<GR_C_I64>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        break;
+    default:
+        break;
+    }
 }
 
 } // namespace
@@ -125,5 +168,14 @@ extern "C" cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtyp
     default:
         return cudaErrorInvalidValue;
     }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t gr_cuda_launch_argext_batch(const gr_vec_jobs_t *jobs, cudaStream_t stream)
+{
+    if (jobs->njobs < 1 || jobs->njobs > GR_VEC_JOBS_MAX)
+        return cudaErrorInvalidValue;
+    const gr_vec_job_t &last = jobs->job[jobs->njobs - 1];
+    argext_batch<<<last.first_block + (unsigned)last.grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
     return cudaGetLastError();
 }

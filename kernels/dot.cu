@@ -18,6 +18,11 @@
  *        Integers always take this path (128-bit products).
  *        Capacity: an element adds < 2^33 to a limb; the host keeps the
  *        elements per block <= GR_VEC_EXACT_PER_BLOCK = 2^29.
+ * Batches: dot_fast_batch / dot_exact_batch run the jobs of a batch (any
+ *        dtypes, dot or squares) in one launch; block b runs the body of its
+ *        job's block b - first_block of that job's grid, the same code the
+ *        single-call kernel runs for that block, so every record, hence every
+ *        result, has the bits of the job's own launch.
  * Nothing here may be compiled with fast-math or flush-to-zero.
  */
 #include "gr_common.h"
@@ -116,20 +121,20 @@ __device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo,
         atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
 }
 
+/* Block blk of nblk: its exact record rec[blk]. lim, cnt: the block's shared memory. */
 template <int DT, bool SQ>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const void *y, uint64_t n,
-                                                          gr_vec_exact_rec_t *rec)
+__device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uint64_t n, gr_vec_exact_rec_t *rec,
+                                               unsigned blk, unsigned nblk, unsigned long long *lim,
+                                               unsigned long long *cnt)
 {
-    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
-    __shared__ unsigned long long cnt[4];
     for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
         lim[k] = 0;
     if (threadIdx.x < 4)
         cnt[threadIdx.x] = 0;
     __syncthreads();
     uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
         if (DT == GR_C_I32 || DT == GR_C_I64) {
             int64_t a = iload<DT>(x, i), b = SQ ? a : iload<DT>(y, i);
             __int128 p = (__int128)a * (__int128)b;
@@ -164,7 +169,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const v
     if (nnz)
         atomicAdd(&cnt[3], (unsigned long long)nnz);
     __syncthreads();
-    gr_vec_exact_rec_t *r = rec + blockIdx.x;
+    gr_vec_exact_rec_t *r = rec + blk;
     for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
         r->limb[k] = (int64_t)lim[k];
     if (threadIdx.x == 0) {
@@ -176,14 +181,23 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const v
 }
 
 template <int DT, bool SQ>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const void *y, uint64_t n,
-                                                         gr_vec_fast_rec_t *rec)
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const void *y, uint64_t n,
+                                                          gr_vec_exact_rec_t *rec)
 {
-    __shared__ double sh[3][GR_VEC_BLOCK];
+    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
+    __shared__ unsigned long long cnt[4];
+    dot_exact_body<DT, SQ>(x, y, n, rec, blockIdx.x, gridDim.x, lim, cnt);
+}
+
+/* Block blk of nblk: its fast record rec[blk]. sh: the block's shared memory. */
+template <int DT, bool SQ>
+__device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint64_t n, gr_vec_fast_rec_t *rec,
+                                              unsigned blk, unsigned nblk, double (*sh)[GR_VEC_BLOCK])
+{
     /* -0.0: the additive identity, so a sum of only -0.0 products stays -0.0 */
     double s0 = SQ ? 0.0 : -0.0, s1 = 0.0, s2 = 0.0;
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
         double a = vload<DT>(x, i);
         if (SQ && DT == GR_C_F64) {
             double aa = fabs(a);
@@ -215,10 +229,62 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const vo
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        rec[blockIdx.x].s[0] = sh[0][0];
-        rec[blockIdx.x].s[1] = sh[1][0];
-        rec[blockIdx.x].s[2] = sh[2][0];
+        rec[blk].s[0] = sh[0][0];
+        rec[blk].s[1] = sh[1][0];
+        rec[blk].s[2] = sh[2][0];
     }
+}
+
+template <int DT, bool SQ>
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const void *y, uint64_t n,
+                                                         gr_vec_fast_rec_t *rec)
+{
+    __shared__ double sh[3][GR_VEC_BLOCK];
+    dot_fast_body<DT, SQ>(x, y, n, rec, blockIdx.x, gridDim.x, sh);
+}
+
+/* Run body F<DT, SQ> for a job's runtime dtype and sq: one switch, every instance. */
+#define GR_VEC_DISPATCH(J, CALL)                                                                                     \
+    switch ((J)->dtype * 2 + ((J)->y == nullptr)) {                                                                 \
+    case GR_C_F32 * 2: CALL(GR_C_F32, false); break;                                                                 \
+    case GR_C_F32 * 2 + 1: CALL(GR_C_F32, true); break;                                                              \
+    case GR_C_F64 * 2: CALL(GR_C_F64, false); break;                                                                 \
+    case GR_C_F64 * 2 + 1: CALL(GR_C_F64, true); break;                                                              \
+    case GR_C_F16 * 2: CALL(GR_C_F16, false); break;                                                                 \
+    case GR_C_F16 * 2 + 1: CALL(GR_C_F16, true); break;                                                              \
+    case GR_C_BF16 * 2: CALL(GR_C_BF16, false); break;                                                               \
+    case GR_C_BF16 * 2 + 1: CALL(GR_C_BF16, true); break;                                                            \
+    case GR_C_I32 * 2: CALL(GR_C_I32, false); break;                                                                 \
+    case GR_C_I32 * 2 + 1: CALL(GR_C_I32, true); break;                                                              \
+    case GR_C_I64 * 2: CALL(GR_C_I64, false); break;                                                                 \
+    case GR_C_I64 * 2 + 1: CALL(GR_C_I64, true); break;                                                              \
+    default: break;                                                                                                  \
+    }
+
+/* A batch of fast jobs in one launch: block b runs the body of its job's block b - first_block. */
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ double sh[3][GR_VEC_BLOCK];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+#define GR_FAST_CALL(DT, SQ)                                                                                         \
+    dot_fast_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_fast_rec_t *)J->rec, blk, (unsigned)J->grid, sh)
+    GR_VEC_DISPATCH(J, GR_FAST_CALL)
+#undef GR_FAST_CALL
+}
+
+/* The same for exact jobs (and every integer job). */
+__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
+    __shared__ unsigned long long cnt[4];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+#define GR_EXACT_CALL(DT, SQ)                                                                                        \
+    dot_exact_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_exact_rec_t *)J->rec, blk, (unsigned)J->grid, lim, \
+                           cnt)
+    GR_VEC_DISPATCH(J, GR_EXACT_CALL)
+#undef GR_EXACT_CALL
 }
 
 template <int DT>
@@ -265,4 +331,17 @@ extern "C" cudaError_t gr_cuda_launch_dot(const void *x, const void *y, uint64_t
     default:
         return cudaErrorInvalidValue;
     }
+}
+
+extern "C" cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, cudaStream_t stream)
+{
+    if (jobs->njobs < 1 || jobs->njobs > GR_VEC_JOBS_MAX)
+        return cudaErrorInvalidValue;
+    const gr_vec_job_t &last = jobs->job[jobs->njobs - 1];
+    const unsigned grid = last.first_block + (unsigned)last.grid;
+    if (exact)
+        dot_exact_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
+    else
+        dot_fast_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
+    return cudaGetLastError();
 }

@@ -6,7 +6,9 @@
  * Every launcher writes one record per block to rec (device memory, grid
  * records) on stream; the host copies them back and folds them in any order:
  * exact limbs and argext states are order-free, fast block sums enter the
- * exact accumulator one by one (so a fixed grid gives fixed bits).
+ * exact accumulator one by one (so a fixed grid gives fixed bits). The batch
+ * launchers run many jobs in one launch with each job's own grid, so each
+ * job's records are those of its single launch.
  */
 #ifndef GR_VEC_KERNELS_H
 #define GR_VEC_KERNELS_H
@@ -49,6 +51,64 @@ typedef struct gr_vec_arg_rec {
 } gr_vec_arg_rec_t;
 
 /*
+ * One job of a batch launch (gr_cuda_launch_dot_batch, gr_cuda_launch_argext_batch): the arguments of
+ * its single launch, and its first block in the batch's grid. Jobs are in launch order: job j's blocks are
+ * [first_block, first_block + grid), first_block of job 0 is 0, and they follow one another without gaps.
+ */
+#define GR_VEC_JOBS_MAX 64
+typedef struct gr_vec_job {
+    const void *x, *y;        /* dot: y NULL for the sum of squares of x; argext: y unused */
+    uint64_t n;
+    int64_t base;             /* argext: global index of x[0] */
+    void *rec;                /* grid records of the job's kind */
+    int dtype;                /* GR_C_* */
+    int grid;                 /* the job's own grid, as its single launch would have */
+    unsigned int first_block;
+    int reserved;
+} gr_vec_job_t;
+/* Passed by value as the kernel's parameter (3.6 KB: within the 4 KB every CUDA version takes), declared
+ * __grid_constant__ so that its address (a job's) is taken without a per-thread copy. */
+typedef struct gr_vec_jobs {
+    int njobs;
+    int reserved;
+    gr_vec_job_t job[GR_VEC_JOBS_MAX];
+} gr_vec_jobs_t;
+
+/* Blocks of one item's launch: 4 per SM (or grid_override > 0), no more than the elements need, and
+ * enough that no exact block takes more than GR_VEC_EXACT_PER_BLOCK elements; 1 .. 2^20. The batch
+ * launches give each item this grid too, so its records are those of its own launch. */
+static inline int gr_vec_grid(int sm_count, int grid_override, uint64_t n, int exact)
+{
+    uint64_t g = grid_override > 0 ? (uint64_t)grid_override : (uint64_t)sm_count * 4u;
+    uint64_t need = (n + GR_VEC_BLOCK - 1) / GR_VEC_BLOCK;
+    if (g > need)
+        g = need;
+    if (exact) {
+        uint64_t min = (n + GR_VEC_EXACT_PER_BLOCK - 1) / GR_VEC_EXACT_PER_BLOCK;
+        if (g < min)
+            g = min;
+    }
+    if (g < 1)
+        g = 1;
+    if (g > (uint64_t)1 << 20)
+        g = (uint64_t)1 << 20;
+    return (int)g;
+}
+
+#ifdef __CUDACC__
+/* The job of block b of a batch launch; *blk: b's block in that job's own grid. */
+static __device__ __forceinline__ const gr_vec_job_t *gr_vec_find_job(const gr_vec_jobs_t *jobs, unsigned b,
+                                                                      unsigned *blk)
+{
+    int j = 0;
+    while (j + 1 < jobs->njobs && b >= jobs->job[j + 1].first_block)
+        ++j;
+    *blk = b - jobs->job[j].first_block;
+    return &jobs->job[j];
+}
+#endif
+
+/*
  * dot(x, y) (y == NULL: sum of squares of x) of n elements of dtype (GR_C_*).
  * exact != 0: exact records (integers always take this path), else fast records. grid blocks of
  * GR_VEC_BLOCK threads; exact needs n <= grid * GR_VEC_EXACT_PER_BLOCK.
@@ -59,6 +119,12 @@ cudaError_t gr_cuda_launch_dot(const void *x, const void *y, uint64_t n, int dty
 /* argmin and argmax state of n elements of dtype, global indices base + i. */
 cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t base, int grid, gr_vec_arg_rec_t *rec,
                                   cudaStream_t stream);
+
+/* Every job of a batch in one launch (exact: exact records, and every integer job; else fast records):
+ * each job's records have the bits of its own gr_cuda_launch_dot with the same arguments and grid. */
+cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, cudaStream_t stream);
+/* The same for argmin/argmax jobs (gr_cuda_launch_argext). */
+cudaError_t gr_cuda_launch_argext_batch(const gr_vec_jobs_t *jobs, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

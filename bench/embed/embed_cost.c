@@ -13,6 +13,12 @@
  *   two        two reductions of two buffers started back to back, then
  *              both waited for: overlapped, the ratio two/one is the point
  *              (2.0 = no overlap at all)
+ *   dot        one dot product of the two buffers (gr_reduce_batch_device
+ *              with one item, the path of gr_dot_device)
+ *   batch2     two dot products (x.y and y.x) in one gr_reduce_batch_device:
+ *              one launch, one collective; batch2/dot and batch2/blocking
+ *              are issue 20's "k = 2 within 1.25x of one reduction"
+ *   ibatch2    the same batch by gr_ireduce_batch_device + gr_wait
  * The cuda backend reduces device buffers; without a GPU the cpu backend
  * reduces host buffers (the numbers then say nothing about the GPU; the run
  * just checks the program). Every result is checked against the blocking one.
@@ -68,23 +74,31 @@ typedef struct run {
     gr_desc_t d;
     gr_stream_t stream;
     gr_value_t ref;
+    gr_batch_item_t dots[2]; /* buf0 . buf1 and buf1 . buf0: the same bits (products commute) */
+    gr_value_t ref_dot;
 } run_t;
 
-static void same_or_die(const run_t *r, const gr_value_t *v, const char *what)
+static void same_or_die(const gr_value_t *ref, const gr_value_t *v, const char *what)
 {
-    if (v->valid != r->ref.valid || memcmp(&v->f, &r->ref.f, sizeof(double)) != 0) {
+    if (v->valid != ref->valid || memcmp(&v->f, &ref->f, sizeof(double)) != 0) {
         fprintf(stderr, "gr_embed_cost: rank %d: %s gave %.17g, the blocking call %.17g\n", rank, what, v->f,
-                r->ref.f);
+                ref->f);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 
-enum { ROW_BLOCKING, ROW_NB, ROW_STREAM, ROW_TWO, NROWS };
+static gr_result_t batch(const run_t *r, int k, gr_value_t *out)
+{
+    return r->on_device ? gr_reduce_batch_device(r->ctx, r->dots, k, out, NULL)
+                        : gr_reduce_batch_host(r->ctx, r->dots, k, out, NULL);
+}
+
+enum { ROW_BLOCKING, ROW_NB, ROW_STREAM, ROW_TWO, ROW_DOT, ROW_BATCH2, ROW_IBATCH2, NROWS };
 
 /* One timed iteration of row `row`; returns this rank's seconds. */
 static double once(run_t *r, int row)
 {
-    gr_value_t v, w;
+    gr_value_t v, w, vv[2];
     gr_request_t a = NULL, b = NULL;
     gr_call_t call;
     gr_call_init(&call);
@@ -102,6 +116,17 @@ static double once(run_t *r, int row)
                            : gr_ireduce_host(r->ctx, r->buf[0], r->n, &r->d, &call, &a));
         CHECK(gr_wait(&a, &v, NULL));
         break;
+    case ROW_DOT:
+        CHECK(batch(r, 1, vv));
+        break;
+    case ROW_BATCH2:
+        CHECK(batch(r, 2, vv));
+        break;
+    case ROW_IBATCH2:
+        CHECK(r->on_device ? gr_ireduce_batch_device(r->ctx, r->dots, 2, NULL, &a)
+                           : gr_ireduce_batch_host(r->ctx, r->dots, 2, NULL, &a));
+        CHECK(gr_wait(&a, vv, NULL));
+        break;
     default:
         CHECK(r->on_device ? gr_ireduce_device(r->ctx, r->buf[0], r->n, &r->d, NULL, &a)
                            : gr_ireduce_host(r->ctx, r->buf[0], r->n, &r->d, NULL, &a));
@@ -112,9 +137,14 @@ static double once(run_t *r, int row)
         break;
     }
     double t = now_s() - t0;
-    same_or_die(r, &v, "a timed call");
+    if (row >= ROW_DOT) {
+        for (int j = 0; j < (row == ROW_DOT ? 1 : 2); ++j)
+            same_or_die(&r->ref_dot, &vv[j], "a timed dot product");
+        return t;
+    }
+    same_or_die(&r->ref, &v, "a timed call");
     if (row == ROW_TWO)
-        same_or_die(r, &w, "the second overlapped call");
+        same_or_die(&r->ref, &w, "the second overlapped call");
     return t;
 }
 
@@ -209,6 +239,13 @@ int main(int argc, char **argv)
     }
     r.buf[0] = mem[0];
     r.buf[1] = mem[1];
+    for (int j = 0; j < 2; ++j) {
+        gr_batch_item_init(&r.dots[j]);
+        r.dots[j].desc = r.d;
+        r.dots[j].desc.op.kind = GR_OP_DOT;
+        r.dots[j].x = r.buf[j];
+        r.dots[j].y = r.buf[1 - j];
+    }
 
     double *times = malloc(sizeof(double) * (size_t)iters);
     if (!times)
@@ -219,13 +256,15 @@ int main(int argc, char **argv)
                "slowest rank, microseconds\n",
                gr_backend_name(gr_ctx_backend(r.ctx)), nranks, gr_ctx_device(r.ctx),
                pl->gpu_name[0] ? pl->gpu_name : "-", iters, warmup);
-        printf("%-10s %12s %12s %10s %12s %12s %10s\n", "n", "blocking", "start+wait", "nb/block", "stream",
-               "two", "two/one");
+        printf("%-10s %12s %12s %10s %12s %12s %10s %12s %12s %12s %10s %10s\n", "n", "blocking", "start+wait",
+               "nb/block", "stream", "two", "two/one", "dot", "batch2", "ibatch2", "b2/dot", "b2/block");
     }
     for (int k = 0; k < nsizes; ++k) {
         r.n = sizes[k];
         CHECK(r.on_device ? gr_reduce_device(r.ctx, r.buf[0], r.n, &r.d, &r.ref, NULL)
                           : gr_reduce_host(r.ctx, r.buf[0], r.n, &r.d, &r.ref, NULL));
+        r.dots[0].count = r.dots[1].count = r.n;
+        CHECK(batch(&r, 1, &r.ref_dot));
         double us[NROWS];
         for (int row = 0; row < NROWS; ++row)
             us[row] = (row == ROW_STREAM && !r.on_device) ? 0 : measure(&r, row, warmup, iters, times);
@@ -235,8 +274,10 @@ int main(int argc, char **argv)
                 snprintf(stream_col, sizeof(stream_col), "%.2f", us[ROW_STREAM]);
             else
                 snprintf(stream_col, sizeof(stream_col), "-");
-            printf("%-10llu %12.2f %12.2f %10.3f %12s %12.2f %10.3f\n", (unsigned long long)r.n, us[ROW_BLOCKING],
-                   us[ROW_NB], us[ROW_NB] / us[ROW_BLOCKING], stream_col, us[ROW_TWO], us[ROW_TWO] / us[ROW_NB]);
+            printf("%-10llu %12.2f %12.2f %10.3f %12s %12.2f %10.3f %12.2f %12.2f %12.2f %10.3f %10.3f\n",
+                   (unsigned long long)r.n, us[ROW_BLOCKING], us[ROW_NB], us[ROW_NB] / us[ROW_BLOCKING], stream_col,
+                   us[ROW_TWO], us[ROW_TWO] / us[ROW_NB], us[ROW_DOT], us[ROW_BATCH2], us[ROW_IBATCH2],
+                   us[ROW_BATCH2] / us[ROW_DOT], us[ROW_BATCH2] / us[ROW_BLOCKING]);
         }
     }
     free(times);

@@ -128,6 +128,19 @@ cudaError_t gr_bench_cub_g2g_sum(int dtype, const void *in, uint64_t n, void *ou
 cudaError_t gr_bench_cub_g2g_sum_same(int dtype, const void *in, uint64_t n, void *out, void *temp,
                                       size_t *temp_bytes, cudaStream_t stream);
 
+/*
+ * The vector rows' CUB baselines (bench/cub_vec.cu), two-phase as above.
+ * gr_bench_cub_dot: cub::DeviceReduce::TransformReduce over a zip of x and y,
+ * products formed and summed in out's accumulator (double for floats, the
+ * halves included; int64 for integers). gr_bench_cub_argmax:
+ * cub::DeviceReduce::ArgMax, the maximum (in the input's type) into val and
+ * its index into idx; f32, f64, i32, i64 only.
+ */
+cudaError_t gr_bench_cub_dot(int dtype, const void *x, const void *y, uint64_t n, void *out, void *temp,
+                             size_t *temp_bytes, cudaStream_t stream);
+cudaError_t gr_bench_cub_argmax(int dtype, const void *x, uint64_t n, void *val, int64_t *idx, void *temp,
+                                size_t *temp_bytes, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -152,6 +152,14 @@ gr_result_t gr_ctx_destroy(gr_ctx_t ctx)
     return GR_SUCCESS;
 }
 
+gr_result_t gr_ctx_set_stream(gr_ctx_t ctx, gr_stream_t stream)
+{
+    if (!ctx)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ctx_set_stream: ctx is NULL");
+    ctx->cfg.stream = stream;
+    return GR_SUCCESS;
+}
+
 gr_backend_t gr_ctx_backend(gr_ctx_t ctx) { return ctx->backend; }
 int gr_ctx_device(gr_ctx_t ctx) { return ctx->device; }
 const gr_placement_t *gr_ctx_placement(gr_ctx_t ctx) { return &ctx->placement; }

@@ -232,6 +232,9 @@ int gr_desc_is_vec(const gr_desc_t *d);
  * generator's values (dot: y from seed + 1), finished in d's mode. Collective. */
 gr_result_t gr_vec_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed, uint64_t global_n,
                                        const gr_desc_t *d, gr_value_t *out);
+/* One batch item of descriptor d over x (and y for dot), count elements numbered from index_base. */
+void gr_batch_item_of(gr_batch_item_t *it, const gr_desc_t *d, const void *x, const void *y, uint64_t count,
+                      int64_t index_base);
 /* A batch of k items (vecop.c): local reduce of each, one collective, finish. */
 gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
                              gr_timing_t *timing);

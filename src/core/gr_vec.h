@@ -91,8 +91,54 @@ static inline int gr_op_is_vec(gr_op_kind_t k)
  */
 gr_result_t gr_cpu_vec_reduce(int threads, const gr_batch_item_t *it, gr_vpartial_t *out);
 
-/* The cuda backend's kernels for an item on device memory (backend_cuda_vec.c); NULL in builds
- * without CUDA. Folds into *out (initialised by the caller). */
-extern gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out);
+/*
+ * The cuda backend's kernels for the vector items of a batch on device memory
+ * (backend_cuda_vec.c); NULL in builds without CUDA. start queues the kernels
+ * of every item j of items[0..k) with gr_desc_is_vec and a non-zero count on
+ * the context's stream, ordered after the work queued so far on `stream`
+ * (NULL: none); unless `blocking`, `stream` then waits for them, so the
+ * caller may reuse the inputs in stream order. It returns a token. poll folds
+ * the results into part[j] (initialised by the caller) once they are there
+ * (block: wait for them) and frees the token when it reports *done (also on
+ * failure). The bits of each item are those of the same item alone.
+ */
+extern gr_result_t (*const gr_cuda_vec_start_ptr)(gr_ctx_t ctx, const gr_batch_item_t *items, int k, void *stream,
+                                                  int blocking, int *token);
+extern gr_result_t (*const gr_cuda_vec_poll_ptr)(gr_ctx_t ctx, int token, const gr_batch_item_t *items, int k,
+                                                 int block, int *done, gr_vpartial_t *part);
+
+/*
+ * The local part of a batch on this rank (vecop.c), shared by the blocking
+ * batch and the non-blocking one (request.c). Host items are reduced by
+ * gr_batch_local_start; device items are queued there (the vector items in
+ * one go, every other item through the backend's non-blocking start, or its
+ * blocking reduce when `blocking`) and folded by gr_batch_local_poll. A
+ * rank-local failure marks every partial failed (rank and code), so the
+ * combine still runs and reports it.
+ */
+typedef struct gr_batch_local {
+    gr_ctx_t ctx;
+    const gr_batch_item_t *items;
+    int k;
+    gr_vpartial_t *part;      /* k partials, the caller's */
+    int vtok;                 /* the vector kernels' token, -1 for none */
+    int etok[GR_BATCH_MAX];   /* item j's token of ops->start, -1 for none */
+    gr_result_t r;            /* the first local failure */
+} gr_batch_local_t;
+
+/* Backend tokens (result slots) a non-blocking batch of these items takes: its elementwise device items. */
+int gr_batch_local_slots(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device);
+/* Check the batch's shape and descriptors (the same on every rank, so every rank fails alike). */
+gr_result_t gr_batch_check(gr_ctx_t ctx, const gr_batch_item_t *items, int k);
+/* Start the local part into part[0..k) (kernel_exact: the exact kernels whatever the mode). */
+void gr_batch_local_start(gr_batch_local_t *b, gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device,
+                          int kernel_exact, void *stream, int blocking, gr_vpartial_t *part);
+/* 1 when the local part is complete (block: wait for it); then b->r is its result. */
+int gr_batch_local_poll(gr_batch_local_t *b, int block);
+/* The combine of k partials in two halves around one MPI reduce of k vpartial_type / vpartial_op
+ * elements (root and all_ranks from items[0]): what to send, and the values from the reduced `all`. */
+void gr_batch_combine_prepare(const gr_vpartial_t *part, int k, gr_vpartial_t *mine);
+gr_result_t gr_batch_combine_result(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_vpartial_t *mine,
+                                    const gr_vpartial_t *all, gr_value_t *out);
 
 #endif /* GR_VEC_H */

@@ -16,6 +16,9 @@ static int g_gpu = -1;
 static char g_host[256];
 static int g_level = -1;
 static unsigned g_subsys = GR_SUB_ALL;
+/* gr_last_error: the last error line of any thread */
+static pthread_mutex_t g_last_mu = PTHREAD_MUTEX_INITIALIZER;
+static char g_last_error[2600];
 
 /* Read GR_DEBUG and GR_DEBUG_SUBSYS once, whichever thread logs first (the
  * cpu backend's workers may). */
@@ -108,6 +111,28 @@ void gr_log(gr_log_level_t lvl, unsigned subsys, const char *file, int line, con
     /* one fprintf per line so ranks' lines do not interleave mid-line */
     fprintf(stderr, "%s %s:%d: %s: %s\n", prefix, base, line, tags[lvl], msg);
     fflush(stderr);
+    if (lvl == GR_LOG_ERROR) {
+        pthread_mutex_lock(&g_last_mu);
+        snprintf(g_last_error, sizeof(g_last_error), "%s %s:%d: %s: %s", prefix, base, line, tags[lvl], msg);
+        pthread_mutex_unlock(&g_last_mu);
+    }
+}
+
+size_t gr_last_error(char *buf, size_t len)
+{
+    pthread_mutex_lock(&g_last_mu);
+    size_t n = strlen(g_last_error);
+    if (buf && len > 0)
+        snprintf(buf, len, "%s", g_last_error);
+    pthread_mutex_unlock(&g_last_mu);
+    return n;
+}
+
+void gr_clear_last_error(void)
+{
+    pthread_mutex_lock(&g_last_mu);
+    g_last_error[0] = '\0';
+    pthread_mutex_unlock(&g_last_mu);
 }
 
 double gr_now(void)

@@ -18,11 +18,7 @@ static gr_result_t run(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t co
     if (gr_desc_is_vec(d)) {
         /* nrm2, argmin, argmax, the exact f64 sum of squares: a batch of one */
         gr_batch_item_t it;
-        gr_batch_item_init(&it);
-        it.desc = *d;
-        it.x = ptr;
-        it.count = count;
-        it.index_base = (int64_t)index_base;
+        gr_batch_item_of(&it, d, ptr, NULL, count, (int64_t)index_base);
         return gr_vec_batch_run(ctx, &it, 1, on_device, out, timing);
     }
     if (d->root < 0 || d->root >= ctx->size)

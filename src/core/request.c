@@ -10,8 +10,15 @@
  * however often it called gr_test; req_comm keeps them apart from the
  * context's blocking collectives. The partial and the combine are those of
  * the blocking call, so the bits are the same.
+ *
+ * A batch request (gr_ireduce_batch_*) holds k items: its local part is a
+ * gr_batch_local_t (vecop.c: the vector items' kernels queued in one go, the
+ * other items through the backend's start, one result slot each) and its
+ * combine is one MPI_Ireduce / MPI_Iallreduce of k vector partials with the
+ * blocking batch's operation. ctx->req_count counts result slots: one for a
+ * single reduction, max(1, elementwise device items) for a batch.
  */
-#include "gr_internal.h"
+#include "gr_vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +39,12 @@ struct gr_request {
     void *result_dev;
     double t0, t_local;
     struct gr_request *next;
+    int units;               /* counted in ctx->req_count */
+    /* a batch (k > 0): the items (a copy), 3k partials (local, send, receive), the local part */
+    int k;
+    gr_batch_item_t *items;
+    gr_vpartial_t *vp;
+    gr_batch_local_t bl;
 };
 
 static void mark_failed(gr_request_t q, gr_result_t r)
@@ -49,10 +62,14 @@ static void local_poll(gr_request_t q, int block)
         return;
     gr_ctx_t ctx = q->ctx;
     int done = 0;
-    gr_result_t r = ctx->ops->poll(ctx, ctx->bstate, q->token, q->count, &q->d, block, &done, &q->part);
-    if (r != GR_SUCCESS) {
-        mark_failed(q, r);
-        done = 1;
+    if (q->k > 0) {
+        done = gr_batch_local_poll(&q->bl, block);
+    } else {
+        gr_result_t r = ctx->ops->poll(ctx, ctx->bstate, q->token, q->count, &q->d, block, &done, &q->part);
+        if (r != GR_SUCCESS) {
+            mark_failed(q, r);
+            done = 1;
+        }
     }
     if (!done)
         return;
@@ -64,11 +81,22 @@ static void local_poll(gr_request_t q, int block)
 static void start_combine(gr_request_t q)
 {
     gr_ctx_t ctx = q->ctx;
-    gr_combine_prepare(&q->part, &q->mine);
-    int rc = q->d.all_ranks
-                 ? MPI_Iallreduce(&q->mine, &q->all, 1, ctx->partial_type, ctx->partial_op, ctx->req_comm, &q->mreq)
-                 : MPI_Ireduce(&q->mine, &q->all, 1, ctx->partial_type, ctx->partial_op, q->d.root, ctx->req_comm,
-                               &q->mreq);
+    void *mine = &q->mine, *all = &q->all;
+    int n = 1;
+    MPI_Datatype type = ctx->partial_type;
+    MPI_Op op = ctx->partial_op;
+    if (q->k > 0) {
+        gr_batch_combine_prepare(q->vp, q->k, q->vp + q->k);
+        mine = q->vp + q->k;
+        all = q->vp + 2 * q->k;
+        n = q->k;
+        type = ctx->vpartial_type;
+        op = ctx->vpartial_op;
+    } else {
+        gr_combine_prepare(&q->part, &q->mine);
+    }
+    int rc = q->d.all_ranks ? MPI_Iallreduce(mine, all, n, type, op, ctx->req_comm, &q->mreq)
+                            : MPI_Ireduce(mine, all, n, type, op, q->d.root, ctx->req_comm, &q->mreq);
     if (rc != MPI_SUCCESS) {
         gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
                "starting the combine of a non-blocking reduction failed (MPI error %d); check the MPI "
@@ -109,7 +137,9 @@ static void unlink_free(gr_request_t q)
         *pp = q->next;
     if (ctx->req_tail == q)
         ctx->req_tail = prev;
-    ctx->req_count--;
+    ctx->req_count -= q->units;
+    free(q->items);
+    free(q->vp);
     free(q);
 }
 
@@ -118,13 +148,17 @@ static gr_result_t finish(gr_request_t q, gr_value_t *out, gr_timing_t *timing)
 {
     gr_ctx_t ctx = q->ctx;
     gr_result_t r = q->mpi_r;
-    if (r == GR_SUCCESS) {
+    const int nout = q->k > 0 ? q->k : 1;
+    if (r != GR_SUCCESS)
+        memset(out, 0, sizeof(*out) * (size_t)nout);
+    else if (q->k > 0)
+        r = gr_batch_combine_result(ctx, q->items, q->k, q->vp + q->k, q->vp + 2 * q->k, out);
+    else
         r = gr_combine_result(ctx, &q->d, &q->part, &q->all, out);
-    } else {
-        memset(out, 0, sizeof(*out));
-    }
-    if (r == GR_SUCCESS && out->valid && q->result_dev)
-        r = ctx->ops->deliver(ctx, ctx->bstate, q->stream, q->result_dev, out, sizeof(*out));
+    /* one value per store: a kernel parameter carries it (GR_CUDA_STORE_MAX) */
+    for (int j = 0; j < nout && r == GR_SUCCESS && out->valid && q->result_dev; ++j)
+        r = ctx->ops->deliver(ctx, ctx->bstate, q->stream, (char *)q->result_dev + sizeof(*out) * (size_t)j, &out[j],
+                              sizeof(*out));
     double t2 = gr_now();
     if (timing) {
         timing->local = q->t_local - q->t0;
@@ -132,6 +166,85 @@ static gr_result_t finish(gr_request_t q, gr_value_t *out, gr_timing_t *timing)
         timing->total = t2 - q->t0;
     }
     return r;
+}
+
+/* A new request of `units` result slots with the call's options (the checks every start makes). */
+static gr_result_t new_request(gr_ctx_t ctx, const gr_call_t *call, int units, gr_request_t *out)
+{
+    if (call && (call->size == 0 || call->size > sizeof(gr_call_t)))
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_*: gr_call_t.size is %zu; fill the options with gr_call_init() "
+                                    "before setting fields", call->size);
+    if (units > GR_REQUEST_MAX)
+        GR_FAIL(GR_ERR_INVALID_ARG, "a non-blocking batch of %d reductions other than dot, nrm2, argmin and argmax on "
+                                    "device memory needs %d result slots, more than a context has (GR_REQUEST_MAX "
+                                    "%d); split it", units, units, GR_REQUEST_MAX);
+    if (ctx->req_count + units > GR_REQUEST_MAX)
+        GR_FAIL(GR_ERR_INVALID_ARG, "%d non-blocking reductions of this context are outstanding, the most there "
+                                    "may be (GR_REQUEST_MAX, counting one per item of a batch other than dot, nrm2, "
+                                    "argmin and argmax on device memory); complete some with gr_wait or gr_test first",
+                ctx->req_count);
+    gr_call_t c;
+    gr_call_init(&c);
+    if (call)
+        memcpy(&c, call, call->size); /* an older, shorter gr_call_t keeps the defaults of the rest */
+    gr_request_t q = (gr_request_t)calloc(1, sizeof(*q));
+    if (!q)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate a request");
+    q->ctx = ctx;
+    q->units = units;
+    q->token = -1;
+    q->mreq = MPI_REQUEST_NULL;
+    q->stream = c.stream ? c.stream : ctx->cfg.stream;
+    q->result_dev = c.result_dev;
+    q->t0 = gr_now();
+    gr_partial_init(&q->part);
+    *out = q;
+    return GR_SUCCESS;
+}
+
+/* Append q to the context's requests and start what can start: the combine overlaps the caller's work. */
+static void enqueue(gr_ctx_t ctx, gr_request_t q)
+{
+    if (ctx->req_tail)
+        ctx->req_tail->next = q;
+    else
+        ctx->req_head = q;
+    ctx->req_tail = q;
+    ctx->req_count += q->units;
+    (void)advance(ctx, q, 0);
+}
+
+static gr_result_t ibatch(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, const gr_call_t *call,
+                          gr_request_t *req)
+{
+    if (!req)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_batch_*: req must not be NULL");
+    *req = NULL;
+    GR_CHECK(gr_batch_check(ctx, items, k)); /* the same descriptors on every rank: all fail alike */
+    int units = gr_batch_local_slots(ctx, items, k, on_device);
+    gr_request_t q = NULL;
+    GR_CHECK(new_request(ctx, call, units > 1 ? units : 1, &q));
+    q->k = k;
+    q->d = items[0].desc; /* root and all_ranks */
+    q->items = (gr_batch_item_t *)malloc(sizeof(*items) * (size_t)k);
+    q->vp = (gr_vpartial_t *)malloc(sizeof(gr_vpartial_t) * 3 * (size_t)k);
+    if (!q->items || !q->vp) {
+        free(q->items);
+        free(q->vp);
+        free(q);
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate a batch request of %d items", k);
+    }
+    memcpy(q->items, items, sizeof(*items) * (size_t)k);
+    gr_batch_local_start(&q->bl, ctx, q->items, k, on_device, 0, q->stream, 0, q->vp);
+    if (q->result_dev && !ctx->ops->deliver && q->bl.r == GR_SUCCESS) { /* fails this rank's part */
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "gr_call_t.result_dev needs the cuda backend (a device "
+                                                             "address); leave it NULL on the cpu backend");
+        q->bl.r = GR_ERR_INVALID_ARG;
+    }
+    q->state = REQ_LOCAL; /* host items are done already: the first poll says so */
+    enqueue(ctx, q);
+    *req = q;
+    return GR_SUCCESS;
 }
 
 static gr_result_t istart(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t count, const gr_desc_t *d,
@@ -142,32 +255,21 @@ static gr_result_t istart(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t
     *req = NULL;
     if (!ctx || !d)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_*: ctx and desc must not be NULL");
-    if (call && (call->size == 0 || call->size > sizeof(gr_call_t)))
-        GR_FAIL(GR_ERR_INVALID_ARG, "gr_ireduce_*: gr_call_t.size is %zu; fill the options with gr_call_init() "
-                                    "before setting fields", call->size);
     GR_CHECK(gr_desc_validate(d));
     if (d->root < 0 || d->root >= ctx->size)
         GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", d->root, ctx->size);
-    if (ctx->req_count >= GR_REQUEST_MAX)
-        GR_FAIL(GR_ERR_INVALID_ARG, "%d non-blocking reductions of this context are outstanding, the most there "
-                                    "may be (GR_REQUEST_MAX); complete some with gr_wait or gr_test first",
-                ctx->req_count);
-    gr_call_t c;
-    gr_call_init(&c);
-    if (call)
-        memcpy(&c, call, call->size); /* an older, shorter gr_call_t keeps the defaults of the rest */
-    gr_request_t q = (gr_request_t)calloc(1, sizeof(*q));
-    if (!q)
-        GR_FAIL(GR_ERR_NOMEM, "cannot allocate a request");
-    q->ctx = ctx;
+    if (d->op.kind == GR_OP_DOT)
+        GR_FAIL(GR_ERR_INVALID_ARG, "dot needs two arrays: use gr_ireduce_batch_device or gr_ireduce_batch_host");
+    if (gr_desc_is_vec(d)) {
+        /* nrm2, argmin, argmax, the exact f64 sum of squares: a batch of one (index base 0, as gr_reduce_host) */
+        gr_batch_item_t it;
+        gr_batch_item_of(&it, d, ptr, NULL, count, 0);
+        return ibatch(ctx, &it, 1, on_device, call, req);
+    }
+    gr_request_t q = NULL;
+    GR_CHECK(new_request(ctx, call, 1, &q));
     q->d = *d;
     q->count = count;
-    q->token = -1;
-    q->mreq = MPI_REQUEST_NULL;
-    q->stream = c.stream ? c.stream : ctx->cfg.stream;
-    q->result_dev = c.result_dev;
-    q->t0 = gr_now();
-    gr_partial_init(&q->part);
 
     /* Rank-local problems fail this rank's part only: the request still takes
      * part in the combine, so no peer waits for it forever. */
@@ -198,13 +300,7 @@ static gr_result_t istart(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t
         q->state = REQ_READY;
         q->t_local = gr_now();
     }
-    if (ctx->req_tail)
-        ctx->req_tail->next = q;
-    else
-        ctx->req_head = q;
-    ctx->req_tail = q;
-    ctx->req_count++;
-    (void)advance(ctx, q, 0); /* start what can start: the combine overlaps the caller's work */
+    enqueue(ctx, q);
     *req = q;
     return GR_SUCCESS;
 }
@@ -219,6 +315,18 @@ gr_result_t gr_ireduce_host(gr_ctx_t ctx, const void *host_ptr, uint64_t count, 
                             const gr_call_t *call, gr_request_t *req)
 {
     return istart(ctx, host_ptr, 0, count, d, call, req);
+}
+
+gr_result_t gr_ireduce_batch_device(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_call_t *call,
+                                    gr_request_t *req)
+{
+    return ibatch(ctx, items, k, 1, call, req);
+}
+
+gr_result_t gr_ireduce_batch_host(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_call_t *call,
+                                  gr_request_t *req)
+{
+    return ibatch(ctx, items, k, 0, call, req);
 }
 
 gr_result_t gr_wait(gr_request_t *req, gr_value_t *out, gr_timing_t *timing)
@@ -267,9 +375,8 @@ gr_result_t gr_test(gr_request_t *req, int *done, gr_value_t *out, gr_timing_t *
 void gr_requests_drain(gr_ctx_t ctx)
 {
     while (ctx->req_head) {
-        gr_request_t q = ctx->req_head;
-        gr_value_t v;
-        gr_request_t h = q;
-        (void)gr_wait(&h, &v, NULL);
+        gr_value_t v[GR_BATCH_MAX];
+        gr_request_t h = ctx->req_head;
+        (void)gr_wait(&h, v, NULL);
     }
 }

@@ -26,6 +26,8 @@ const char *gr_strerror(gr_result_t r)
     return "unknown result code";
 }
 
+const char *gr_version(void) { return GR_VERSION_STRING; }
+
 const char *gr_dtype_name(gr_dtype_t t)
 {
     static const char *n[GR_DTYPE_COUNT] = {"f32", "f64", "i32", "i64", "f16", "bf16"};

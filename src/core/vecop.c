@@ -14,6 +14,17 @@ void gr_batch_item_init(gr_batch_item_t *it)
     gr_desc_init(&it->desc);
 }
 
+void gr_batch_item_of(gr_batch_item_t *it, const gr_desc_t *d, const void *x, const void *y, uint64_t count,
+                      int64_t index_base)
+{
+    gr_batch_item_init(it);
+    it->desc = *d;
+    it->x = x;
+    it->y = y;
+    it->count = count;
+    it->index_base = index_base;
+}
+
 void gr_vpartial_init(gr_vpartial_t *v)
 {
     gr_partial_init(&v->p);
@@ -147,21 +158,21 @@ void gr_vec_combine_teardown(gr_ctx_t ctx)
         MPI_Type_free(&ctx->vpartial_type);
 }
 
-/* Combine k partials over the ranks with one collective; results at d0's root (or everywhere). */
-static gr_result_t vec_combine(gr_ctx_t ctx, const gr_batch_item_t *items, int k, gr_vpartial_t *mine,
-                               gr_vpartial_t *all, gr_value_t *out)
+void gr_batch_combine_prepare(const gr_vpartial_t *part, int k, gr_vpartial_t *mine)
 {
-    const gr_desc_t *d0 = &items[0].desc;
     for (int j = 0; j < k; ++j) {
+        mine[j] = part[j];
         gr_xacc_normalize(&mine[j].p.sum); /* headroom for up to 2^31 ranks */
         mine[j].p.adds = 0;
         gr_wacc_normalize(&mine[j].w);
         mine[j].wadds = 0;
     }
-    if (d0->all_ranks)
-        GR_MPI_CHECK(MPI_Allreduce(mine, all, k, ctx->vpartial_type, ctx->vpartial_op, ctx->comm));
-    else
-        GR_MPI_CHECK(MPI_Reduce(mine, all, k, ctx->vpartial_type, ctx->vpartial_op, d0->root, ctx->comm));
+}
+
+gr_result_t gr_batch_combine_result(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_vpartial_t *mine,
+                                    const gr_vpartial_t *all, gr_value_t *out)
+{
+    const gr_desc_t *d0 = &items[0].desc;
     gr_result_t mine_r = mine[0].p.failed ? (gr_result_t)mine[0].p.failed_code : GR_SUCCESS;
     if (!d0->all_ranks && ctx->rank != d0->root) {
         memset(out, 0, sizeof(*out) * (size_t)k);
@@ -181,12 +192,21 @@ static gr_result_t vec_combine(gr_ctx_t ctx, const gr_batch_item_t *items, int k
     return mine_r;
 }
 
+/* One blocking collective over k partials; results at items[0]'s root (or everywhere). */
+static gr_result_t batch_mpi(gr_ctx_t ctx, const gr_batch_item_t *items, int k, const gr_vpartial_t *mine,
+                             gr_vpartial_t *all)
+{
+    const gr_desc_t *d0 = &items[0].desc;
+    if (d0->all_ranks)
+        GR_MPI_CHECK(MPI_Allreduce(mine, all, k, ctx->vpartial_type, ctx->vpartial_op, ctx->comm));
+    else
+        GR_MPI_CHECK(MPI_Reduce(mine, all, k, ctx->vpartial_type, ctx->vpartial_op, d0->root, ctx->comm));
+    return GR_SUCCESS;
+}
+
+/* Rank-local problems of one item (this rank's pointers and backend). */
 static gr_result_t check_item(gr_ctx_t ctx, const gr_batch_item_t *it, int j, int on_device)
 {
-    char msg[256];
-    gr_result_t r = gr_desc_check(&it->desc, msg, sizeof(msg));
-    if (r != GR_SUCCESS)
-        GR_FAIL(r, "batch item %d: %s", j, msg);
     if (it->count > 0 && (!it->x || (it->desc.op.kind == GR_OP_DOT && !it->y)))
         GR_FAIL(GR_ERR_INVALID_ARG, "batch item %d (%s): NULL %s with count %llu", j,
                 gr_op_name(it->desc.op.kind), it->x ? "y" : "x", (unsigned long long)it->count);
@@ -195,8 +215,9 @@ static gr_result_t check_item(gr_ctx_t ctx, const gr_batch_item_t *it, int j, in
                 (long long)it->index_base, (unsigned long long)it->count);
     if (on_device && ctx->backend != GR_BACKEND_CUDA)
         GR_FAIL(GR_ERR_INVALID_ARG, "batch item %d: device memory needs the cuda backend; reduce host memory "
-                                    "(gr_reduce_batch_host, gr_dot_host) with the cpu backend", j);
-    if (on_device && gr_desc_is_vec(&it->desc) && !gr_cuda_vec_reduce_ptr)
+                                    "(gr_reduce_batch_host, gr_ireduce_batch_host, gr_dot_host) with the cpu backend",
+                j);
+    if (on_device && gr_desc_is_vec(&it->desc) && !gr_cuda_vec_start_ptr)
         GR_FAIL(GR_ERR_NOT_BUILT,
                 "batch item %d: %s of %s on device memory needs the CUDA build; reduce host memory "
                 "(gr_reduce_batch_host, gr_dot_host) or use --backend cpu",
@@ -204,66 +225,154 @@ static gr_result_t check_item(gr_ctx_t ctx, const gr_batch_item_t *it, int j, in
     return GR_SUCCESS;
 }
 
-/* kernel_exact: run the exact kernels whatever the items' mode (the reference), finish by the mode. */
-static gr_result_t batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, int kernel_exact,
-                             gr_value_t *out, gr_timing_t *timing)
+gr_result_t gr_batch_check(gr_ctx_t ctx, const gr_batch_item_t *items, int k)
 {
-    if (!ctx || !items || !out)
-        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_batch_*: ctx, items and out must not be NULL");
+    if (!ctx || !items)
+        GR_FAIL(GR_ERR_INVALID_ARG, "batch: ctx and items must not be NULL");
     if (k < 1 || k > GR_BATCH_MAX)
         GR_FAIL(GR_ERR_INVALID_ARG, "batch of %d items: use 1..%d", k, GR_BATCH_MAX);
     if (items[0].desc.root < 0 || items[0].desc.root >= ctx->size)
         GR_FAIL(GR_ERR_INVALID_ARG, "root %d is not a rank of the communicator (size %d)", items[0].desc.root,
                 ctx->size);
-    /* The descriptors are the same on every rank, so these fail alike everywhere. */
     for (int j = 0; j < k; ++j) {
         char msg[256];
         gr_result_t r = gr_desc_check(&items[j].desc, msg, sizeof(msg));
         if (r != GR_SUCCESS)
             GR_FAIL(r, "batch item %d: %s", j, msg);
     }
-    gr_vpartial_t *mine = (gr_vpartial_t *)malloc(sizeof(gr_vpartial_t) * 2 * (size_t)k);
-    if (!mine)
-        GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d batch partials", k);
-    gr_vpartial_t *all = mine + k;
-    double t0 = gr_now();
-    gr_result_t r = GR_SUCCESS;
-    for (int j = 0; j < k && r == GR_SUCCESS; ++j) {
+    return GR_SUCCESS;
+}
+
+int gr_batch_local_slots(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device)
+{
+    if (!on_device || ctx->backend != GR_BACKEND_CUDA || !ctx->ops->start)
+        return 0;
+    int n = 0;
+    for (int j = 0; j < k; ++j)
+        n += !gr_desc_is_vec(&items[j].desc);
+    return n;
+}
+
+void gr_batch_local_start(gr_batch_local_t *b, gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device,
+                          int kernel_exact, void *stream, int blocking, gr_vpartial_t *part)
+{
+    b->ctx = ctx;
+    b->items = items;
+    b->k = k;
+    b->part = part;
+    b->vtok = -1;
+    b->r = GR_SUCCESS;
+    for (int j = 0; j < k; ++j) {
+        b->etok[j] = -1;
+        gr_vpartial_init(&part[j]);
+    }
+    int device_vec = 0;
+    for (int j = 0; j < k && b->r == GR_SUCCESS; ++j) {
+        b->r = check_item(ctx, &items[j], j, on_device);
+        device_vec |= on_device && !kernel_exact && gr_desc_is_vec(&items[j].desc) && items[j].count > 0;
+    }
+    if (b->r == GR_SUCCESS && device_vec) /* every vector item's kernels queued in one go */
+        b->r = gr_cuda_vec_start_ptr(ctx, items, k, stream, blocking, &b->vtok);
+    for (int j = 0; j < k && b->r == GR_SUCCESS; ++j) {
         const gr_batch_item_t *it = &items[j];
-        gr_vpartial_init(&mine[j]);
-        r = check_item(ctx, it, j, on_device);
-        if (r != GR_SUCCESS)
-            break;
         if (gr_desc_is_vec(&it->desc) && kernel_exact) {
             gr_batch_item_t ex = *it;
             ex.desc.mode = GR_MODE_EXACT;
-            r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, &ex, &mine[j]);
-        } else if (gr_desc_is_vec(&it->desc) && on_device)
-            r = gr_cuda_vec_reduce_ptr(ctx, it, &mine[j]);
-        else if (gr_desc_is_vec(&it->desc))
-            r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, &mine[j]);
-        else
-            r = ctx->ops->reduce(ctx, ctx->bstate, it->x, on_device, it->count, &it->desc, &mine[j].p);
-    }
-    if (r != GR_SUCCESS) {
-        /* still take part in the collective so no peer waits forever */
-        for (int j = 0; j < k; ++j) {
-            gr_vpartial_init(&mine[j]);
-            mine[j].p.failed = 1;
-            mine[j].p.failed_rank = ctx->rank;
-            mine[j].p.failed_code = r;
+            b->r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, &ex, &part[j]);
+        } else if (gr_desc_is_vec(&it->desc) && on_device) {
+            continue; /* queued above */
+        } else if (gr_desc_is_vec(&it->desc)) {
+            b->r = gr_cpu_vec_reduce(ctx->cfg.cpu_threads, it, &part[j]);
+        } else if (on_device && !blocking && ctx->ops->start) {
+            b->r = ctx->ops->start(ctx, ctx->bstate, it->x, it->count, &it->desc, stream, &b->etok[j]);
+            if (b->r != GR_SUCCESS)
+                b->etok[j] = -1;
+        } else {
+            b->r = ctx->ops->reduce(ctx, ctx->bstate, it->x, on_device, it->count, &it->desc, &part[j].p);
         }
     }
+    /* a failure still leaves the tokens already taken to gr_batch_local_poll */
+}
+
+int gr_batch_local_poll(gr_batch_local_t *b, int block)
+{
+    gr_ctx_t ctx = b->ctx;
+    int all_done = 1;
+    if (b->vtok >= 0) {
+        int done = 0;
+        gr_result_t r = gr_cuda_vec_poll_ptr(ctx, b->vtok, b->items, b->k, block, &done, b->part);
+        if (r != GR_SUCCESS) {
+            done = 1;
+            if (b->r == GR_SUCCESS)
+                b->r = r;
+        }
+        if (done)
+            b->vtok = -1;
+        else
+            all_done = 0;
+    }
+    for (int j = 0; j < b->k; ++j) {
+        if (b->etok[j] < 0)
+            continue;
+        const gr_batch_item_t *it = &b->items[j];
+        gr_partial_t p;
+        int done = 0;
+        gr_result_t r = ctx->ops->poll(ctx, ctx->bstate, b->etok[j], it->count, &it->desc, block, &done, &p);
+        if (r != GR_SUCCESS) {
+            done = 1;
+            if (b->r == GR_SUCCESS)
+                b->r = r;
+        } else if (done) {
+            b->part[j].p = p;
+        }
+        if (done)
+            b->etok[j] = -1;
+        else
+            all_done = 0;
+    }
+    if (!all_done)
+        return 0;
+    if (b->r != GR_SUCCESS) {
+        /* still take part in the collective so no peer waits forever */
+        for (int j = 0; j < b->k; ++j) {
+            gr_vpartial_init(&b->part[j]);
+            b->part[j].p.failed = 1;
+            b->part[j].p.failed_rank = b->ctx->rank;
+            b->part[j].p.failed_code = b->r;
+        }
+    }
+    return 1;
+}
+
+/* kernel_exact: run the exact kernels whatever the items' mode (the reference), finish by the mode. */
+static gr_result_t batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, int kernel_exact,
+                             gr_value_t *out, gr_timing_t *timing)
+{
+    if (!out)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_reduce_batch_*: out must not be NULL");
+    /* The descriptors are the same on every rank, so these fail alike everywhere. */
+    GR_CHECK(gr_batch_check(ctx, items, k));
+    gr_vpartial_t *part = (gr_vpartial_t *)malloc(sizeof(gr_vpartial_t) * 3 * (size_t)k);
+    if (!part)
+        GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d batch partials", k);
+    gr_vpartial_t *mine = part + k, *all = part + 2 * k;
+    double t0 = gr_now();
+    gr_batch_local_t b;
+    gr_batch_local_start(&b, ctx, items, k, on_device, kernel_exact, ctx->cfg.stream, 1, part);
+    (void)gr_batch_local_poll(&b, 1);
     double t1 = gr_now();
-    gr_result_t rc = vec_combine(ctx, items, k, mine, all, out);
+    gr_batch_combine_prepare(part, k, mine);
+    gr_result_t rc = batch_mpi(ctx, items, k, mine, all);
+    if (rc == GR_SUCCESS)
+        rc = gr_batch_combine_result(ctx, items, k, mine, all, out);
     double t2 = gr_now();
-    free(mine);
+    free(part);
     if (timing) {
         timing->local = t1 - t0;
         timing->combine = t2 - t1;
         timing->total = t2 - t0;
     }
-    return r != GR_SUCCESS ? r : rc;
+    return b.r != GR_SUCCESS ? b.r : rc;
 }
 
 gr_result_t gr_vec_batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device, gr_value_t *out,
@@ -313,12 +422,7 @@ gr_result_t gr_vec_reference_synthetic(gr_ctx_t ctx, gr_gen_t gen, uint64_t seed
     void *x = host_synthetic(d->dtype, gen, seed, b, e - b);
     void *y = d->op.kind == GR_OP_DOT ? host_synthetic(d->dtype, gen, seed + 1, b, e - b) : NULL;
     gr_batch_item_t it;
-    gr_batch_item_init(&it);
-    it.desc = *d;
-    it.x = x;
-    it.y = y;
-    it.count = e - b;
-    it.index_base = (int64_t)b;
+    gr_batch_item_of(&it, d, x, y, e - b, (int64_t)b);
     if (!x || (d->op.kind == GR_OP_DOT && !y)) {
         gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
                "cannot allocate the reference's copy of %llu %s elements; use more ranks",
@@ -351,12 +455,8 @@ static gr_result_t dot_ptrs(gr_ctx_t ctx, const void *x, const void *y, uint64_t
     if (!d)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_dot_*: desc must not be NULL");
     gr_batch_item_t it;
-    gr_batch_item_init(&it);
-    it.desc = *d;
+    gr_batch_item_of(&it, d, x, y, count, 0);
     it.desc.op.kind = GR_OP_DOT;
-    it.x = x;
-    it.y = y;
-    it.count = count;
     return gr_vec_batch_run(ctx, &it, 1, on_device, out, timing);
 }
 
@@ -383,12 +483,7 @@ gr_result_t gr_dot_buffer(gr_ctx_t ctx, gr_buffer_t x, gr_buffer_t y, const gr_d
                 gr_dtype_name(x->dtype), (unsigned long long)(x->end - x->begin), gr_dtype_name(y->dtype),
                 (unsigned long long)(y->end - y->begin), gr_dtype_name(d->dtype));
     gr_batch_item_t it;
-    gr_batch_item_init(&it);
-    it.desc = *d;
+    gr_batch_item_of(&it, d, x->ptr, y->ptr, x->end - x->begin, (int64_t)x->begin);
     it.desc.op.kind = GR_OP_DOT;
-    it.x = x->ptr;
-    it.y = y->ptr;
-    it.count = x->end - x->begin;
-    it.index_base = (int64_t)x->begin;
     return gr_vec_batch_run(ctx, &it, 1, x->on_device, out, timing);
 }

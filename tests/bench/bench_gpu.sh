@@ -25,15 +25,21 @@ expect_rows() { # expect_rows N DESCRIPTION: N csv rows, each with wrong 0 and a
 # the local rows of --help (`all` has the distributed rows only when np > 1; bench_dist_gpu.sh checks those)
 rows_per_group=$($GPUREDUCE bench --help | awk '/^rows/ {on = 1; next} /^distributed rows/ {on = 0}
     on && /^  [a-z0-9-]+ +cuda / {n++} END {print n}')
-# f16 / bf16 groups leave out the rows with no 2-byte form: the ladder, cub-g2g*, stats
+# f16 / bf16 groups leave out the rows with no 2-byte form: the ladder, cub-g2g*, stats, argmax, cub-argmax
 rows_per_half_group=$($GPUREDUCE bench --help | awk '/^rows/ {on = 1; next} /^distributed rows/ {on = 0}
-    on && /^  [a-z0-9-]+ +cuda / && !/^  (v[0-9]|cub-g2g|stats)/ {n++} END {print n}')
+    on && /^  [a-z0-9-]+ +cuda / && !/^  (v[0-9]|cub-g2g|stats|argmax|cub-argmax) / {n++} END {print n}')
 run 1 bench --backend cuda --variants all --dtype all --min 1001 --max 1000003 --factor 999 --iters 3 \
     --warmup 1 --check 2 --format csv
 expect_rc 0 "cuda bench, every row and dtype"
 # sizes 1001 999999 1000003 (--max is always measured), 4 dtypes with every row, f16 and bf16
 expect_rows $((3 * 4 * rows_per_group + 3 * 2 * rows_per_half_group)) "every row of every group"
-for v in copy cub tuned tuned-e2e cub-e2e v0 v1 v2 v3 v4 v5 v6 v7 v8; do
+for v in dot dot-exact argmax batch2; do # compared with their own CUB form: an xCUB in every group
+    CHECKS=$((CHECKS + 1))
+    bad=$(grep -v '^#' "$TMP/out" | awk -F, -v v="$v" '$4 == v && !($10 + 0 > 0)' | head -3)
+    [ -z "$bad" ] || fail "$v rows without an xCUB: $bad"
+done
+for v in copy cub tuned tuned-e2e cub-e2e v0 v1 v2 v3 v4 v5 v6 v7 v8 dot dot-exact cub-dot argmax cub-argmax \
+    batch2 cub-batch2; do
     CHECKS=$((CHECKS + 1))
     grep -q ",f64,$v," "$TMP/out" || fail "no f64 $v row"
 done

@@ -13,6 +13,13 @@ foreach(np 1 3)
   gr_add_mpi_test(embed_np${np} NP ${np} COMMAND $<TARGET_FILE:test_embed> LABELS mpi TIMEOUT 120)
 endforeach()
 
+# The non-blocking batch (gr_ireduce_batch_*) on the cpu backend: each item's
+# bits equal its own blocking call's, overlapped requests, errors, limits.
+gr_test_exe(test_embed_batch SOURCES ${GR_TEST_DIR}/package/test_embed_batch.c)
+foreach(np 1 2 3)
+  gr_add_mpi_test(embed_batch_np${np} NP ${np} COMMAND $<TARGET_FILE:test_embed_batch> LABELS mpi TIMEOUT 120)
+endforeach()
+
 if(GR_WITH_CUDA)
   # The same on the GPU: stream order after a late producer on the caller's
   # non-blocking stream, result delivered to device memory, overlapped

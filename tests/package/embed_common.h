@@ -9,6 +9,8 @@
 #include "gpureduce.h"
 #include "test.h"
 
+#include <mpi.h>
+
 #define EXPECT_R(call, want)                                                                       \
     do {                                                                                           \
         gr_result_t r_ = (call);                                                                   \
@@ -26,6 +28,18 @@ static inline void assert_same_value(const gr_value_t *a, const gr_value_t *b, c
         GR_TEST_FAIL_("%s: results differ: valid %d/%d f %.17g (%a) / %.17g (%a) i %lld/%lld count %llu/%llu", what,
                       a->valid, b->valid, a->f, a->f, b->f, b->f, (long long)a->i, (long long)b->i,
                       (unsigned long long)a->count, (unsigned long long)b->count);
+}
+
+/* A context of the cpu backend on MPI_COMM_WORLD with `threads` threads, gr_config_init's other defaults */
+static inline gr_ctx_t embed_cpu_ctx(int threads)
+{
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.backend = GR_BACKEND_CPU;
+    cfg.cpu_threads = threads;
+    gr_ctx_t ctx = NULL;
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
+    return ctx;
 }
 
 #endif /* GR_TEST_EMBED_COMMON_H */

@@ -5,8 +5,11 @@
 # against it, once with find_package and once with pkg-config:
 #   cpu: examples/host_sum, run under mpirun -np 1 and 3; examples/stream_sum
 #        is built too (not run) when the build has CUDA.
+#        examples/cg (gpureduce-cg) with find_package, run on the cpu backend
+#        under mpirun -np 1 and 3: the same bits in exact mode.
 #   gpu: examples/stream_sum, run under mpirun -np 1 and 2 (exit 77 when the
-#        build has no CUDA or no GPU is visible).
+#        build has no CUDA or no GPU is visible); examples/cg with
+#        find_package, its cuda exact run the same bits as its cpu one.
 # Environment from CTest: GR_BUILD, GR_SRC, MPIRUN.
 set -euo pipefail
 mode=${1:-cpu}
@@ -96,6 +99,12 @@ make_example() { # name build-dir [make args]
     rm -f "$dir/CMakeLists.txt"
     make -C "$dir" MPICC="$mpicc" PC_FLAGS="$pc_flags" "$@" > "$dir.log" 2>&1 || { cat "$dir.log"; fail "$name: make with pkg-config"; }
 }
+cg_bits() { # np gpureduce-cg args...: the bits its exact run must agree on
+    local np=$1
+    shift
+    $MPIRUN -np "$np" "$@" --n 12 --mode exact --format json |
+        sed -n 's/.*"iterations": \([0-9]*\).*"residual_hex": "\([^"]*\)".*"solution_hash": "\([0-9a-f]*\)".*/\1 \2 \3/p'
+}
 run() { # np program
     local np=$1
     shift
@@ -125,7 +134,15 @@ if [ "$mode" = cpu ]; then
         cmake_example stream_sum "$tmp/ss-cmake" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch"
         make_example stream_sum "$tmp/ss-make" CUDA_HOME="$cuda_home" CUDA_ARCH="sm_$cuda_arch"
         echo "stream_sum built with find_package and with pkg-config (it runs under the gpu label)"
+        cmake_example cg "$tmp/cg-cmake" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch"
+    else
+        cmake_example cg "$tmp/cg-cmake"
     fi
+    # gpureduce-cg out of tree: exact mode on the cpu backend, the same bits on 1 and 3 ranks
+    cg1=$(cg_bits 1 "$tmp/cg-cmake/gpureduce-cg" --backend cpu) || fail "gpureduce-cg under mpirun -np 1"
+    cg3=$(cg_bits 3 "$tmp/cg-cmake/gpureduce-cg" --backend cpu) || fail "gpureduce-cg under mpirun -np 3"
+    [ -n "$cg1" ] && [ "$cg1" = "$cg3" ] || fail "gpureduce-cg exact: np 1 gives '$cg1', np 3 gives '$cg3'"
+    echo "gpureduce-cg built with find_package; exact np 1 = np 3: $cg1"
 else
     cmake_example stream_sum "$tmp/ss-cmake" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch"
     make_example stream_sum "$tmp/ss-make" CUDA_HOME="$cuda_home" CUDA_ARCH="sm_$cuda_arch"
@@ -138,5 +155,10 @@ else
     [ $rc = 0 ] || fail "stream_sum (find_package) under mpirun -np 1: exit $rc"
     run 2 "$tmp/ss-cmake/stream_sum" || fail "stream_sum (find_package) under mpirun -np 2"
     run 1 "$tmp/ss-make/stream_sum" || fail "stream_sum (pkg-config) under mpirun -np 1"
+    cmake_example cg "$tmp/cg-cmake" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch"
+    cgc=$(cg_bits 1 "$tmp/cg-cmake/gpureduce-cg" --backend cpu) || fail "gpureduce-cg --backend cpu"
+    cgg=$(cg_bits 1 "$tmp/cg-cmake/gpureduce-cg" --backend cuda) || fail "gpureduce-cg --backend cuda"
+    [ -n "$cgc" ] && [ "$cgc" = "$cgg" ] || fail "gpureduce-cg exact: cpu gives '$cgc', cuda gives '$cgg'"
+    echo "gpureduce-cg built with find_package; exact cuda = cpu: $cgg"
 fi
 echo "package: ok ($mode)"

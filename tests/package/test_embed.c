@@ -9,7 +9,9 @@
  *    for in reverse order, a blocking call in between) give the same bits as
  *    the blocking calls;
  *  - GR_REQUEST_MAX, a rank-local failure reported at gr_wait on every rank
- *    that holds the result, and a context destroyed with a request outstanding.
+ *    that holds the result, and a context destroyed with a request outstanding;
+ *  - what bindings use: gr_last_error's line after a failed call (and "" after
+ *    gr_clear_last_error), gr_version, gr_ctx_set_stream.
  */
 #define _GNU_SOURCE
 #include "embed_common.h"
@@ -239,6 +241,32 @@ static void test_limits_and_failures(gr_ctx_t ctx)
     ASSERT_BITS_EQ(v.f, 2016.0 * size);
 }
 
+static void test_binding_helpers(gr_ctx_t ctx)
+{
+    ASSERT_STREQ(gr_version(), GR_VERSION_STRING);
+    ASSERT_EQ_I(gr_ctx_set_stream(NULL, NULL), GR_ERR_INVALID_ARG);
+    OK(gr_ctx_set_stream(ctx, NULL));
+    gr_clear_last_error();
+    char line[512];
+    ASSERT_EQ_U(gr_last_error(line, sizeof(line)), 0);
+    ASSERT_STREQ(line, "");
+    double x[4] = {1, 2, 3, 4};
+    gr_desc_t d;
+    gr_desc_init(&d);
+    d.dtype = GR_F64;
+    d.root = size; /* not a rank: every rank fails and logs why */
+    gr_value_t v;
+    ASSERT_EQ_I(gr_reduce_host(ctx, x, 4, &d, &v, NULL), GR_ERR_INVALID_ARG);
+    size_t n = gr_last_error(line, sizeof(line));
+    ASSERT(n > 0 && n == strlen(line));
+    ASSERT(strstr(line, "[rank ") == line && strstr(line, "is not a rank of the communicator") != NULL);
+    char cut[8];
+    ASSERT_EQ_U(gr_last_error(cut, sizeof(cut)), n); /* the full length, the copy cut to fit */
+    ASSERT_EQ_U(strlen(cut), sizeof(cut) - 1);
+    gr_clear_last_error();
+    ASSERT_EQ_U(gr_last_error(NULL, 0), 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -248,14 +276,10 @@ int main(int argc, char **argv)
     test_config_defaults();
     test_affinity_unchanged();
 
-    gr_config_t cfg;
-    gr_config_init(&cfg);
-    cfg.backend = GR_BACKEND_CPU;
-    cfg.cpu_threads = 2;
-    gr_ctx_t ctx = NULL;
-    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &ctx));
+    gr_ctx_t ctx = embed_cpu_ctx(2);
     test_overlapped_same_bits(ctx);
     test_limits_and_failures(ctx);
+    test_binding_helpers(ctx);
 
     /* destroyed with a request outstanding: completed (result dropped), no hang */
     double x[8] = {1, 2, 3, 4, 5, 6, 7, 8};

@@ -11,6 +11,11 @@
  *  - the result delivered to device memory on the stream equals the host's;
  *  - overlapped requests (fast f32, exact f32, f64 sumsq, i32 sum), waited
  *    for in reverse order, give the bits of the blocking calls;
+ *  - the non-blocking batch (gr_ireduce_batch_device): ordered after the late
+ *    producer on the call's stream, the caller's later kernel waits for its
+ *    reads, its k values delivered to device memory; a batch of every kind
+ *    of item, two batches overlapped on two streams, each item with the bits
+ *    (and index) of its own blocking call;
  *  - the calling thread's current device is the same after context creation
  *    (defaults and GR_DEVICE_CURRENT) and after every call (meaningful with
  *    two GPUs or more: the current device is set to another GPU).
@@ -19,6 +24,7 @@
 #include "test_cuda.h"
 
 #include <cuda_runtime.h>
+#include <math.h>
 #include <mpi.h>
 
 cudaError_t embed_launch_produce_late(float *x, unsigned long long n, float value, long long spin,
@@ -34,6 +40,119 @@ static void expect_current(const char *after)
     CU(cudaGetDevice(&cur));
     if (cur != other)
         GR_TEST_FAIL_("current device after %s is %d, the caller had %d", after, cur, other);
+}
+
+/* With the application's device current: a producer of 1.0 on st, late (it spins first); then `other` is
+ * made current and the options of a call ordered after it on st, its result delivered to result_dev. */
+static gr_call_t late_producer(float *x, uint64_t n, cudaStream_t st, void *result_dev)
+{
+    CU(embed_launch_produce_late(x, n, 1.0f, SPIN, st));
+    CU(cudaSetDevice(other));
+    gr_call_t call;
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    call.result_dev = result_dev;
+    return call;
+}
+
+static void batch_item(gr_batch_item_t *it, gr_op_kind_t op, gr_dtype_t t, gr_mode_t mode, const void *x,
+                       const void *y, uint64_t n)
+{
+    gr_batch_item_init(it);
+    it->desc.op.kind = op;
+    it->desc.dtype = t;
+    it->desc.mode = mode;
+    it->desc.all_ranks = 1;
+    it->x = x;
+    it->y = y;
+    it->count = n;
+    it->index_base = (int64_t)rank * (int64_t)n;
+}
+
+static void same_item(const gr_value_t *a, const gr_value_t *b, const char *what, int j)
+{
+    char msg[96];
+    snprintf(msg, sizeof(msg), "%s, item %d", what, j);
+    assert_same_value(a, b, msg);
+    if (a->index != b->index)
+        GR_TEST_FAIL_("%s: index %lld != %lld", msg, (long long)a->index, (long long)b->index);
+}
+
+/* x: n f32 values (overwritten with 1.0 / 5.0 here), dd / di: m f64 / i32 values */
+static void test_batch(gr_ctx_t ctx, float *x, uint64_t n, const void *dd, const void *di, uint64_t m,
+                       cudaStream_t st, cudaStream_t st2)
+{
+    enum { K1 = 4, K2 = 9 };
+    gr_value_t *vdev = NULL;
+    CU(cudaSetDevice(dev));
+    CU(cudaMalloc((void **)&vdev, sizeof(gr_value_t) * K2));
+    CU(cudaMemset(vdev, 0, sizeof(gr_value_t) * K2));
+    CU(cudaDeviceSynchronize()); /* setup only */
+
+    /* late producer of 1.0 on st; the batch on st; a producer of 5.0 right after it */
+    gr_batch_item_t it[K2];
+    batch_item(&it[0], GR_OP_DOT, GR_F32, GR_MODE_FAST, x, x, n);
+    batch_item(&it[1], GR_OP_NRM2, GR_F32, GR_MODE_EXACT, x, NULL, n);
+    batch_item(&it[2], GR_OP_ARGMAX, GR_F32, GR_MODE_FAST, x, NULL, n);
+    batch_item(&it[3], GR_OP_SUM, GR_F32, GR_MODE_FAST, x, NULL, n);
+    gr_call_t call = late_producer(x, n, st, vdev);
+    gr_request_t q = NULL;
+    OK(gr_ireduce_batch_device(ctx, it, K1, &call, &q));
+    expect_current("gr_ireduce_batch_device");
+    CU(cudaSetDevice(dev));
+    CU(embed_launch_produce_late(x, n, 5.0f, 0, st)); /* must wait for the batch's reads */
+    CU(cudaSetDevice(other));
+    gr_value_t v[K2], from_dev[K2];
+    OK(gr_wait(&q, v, NULL));
+    expect_current("gr_wait(batch)");
+    const double total = (double)n * size;
+    const double root = (double)sqrtf((float)total); /* exact nrm2 of f32: rounded once to f32 */
+    if (v[0].f != total || v[1].f != root || v[2].f != 1.0 || v[2].index != 0 || v[3].f != total)
+        GR_TEST_FAIL_("stream-ordered batch: dot %.17g nrm2 %.17g argmax %.17g at %lld sum %.17g; expected %.17g, "
+                      "%.17g, 1 at 0, %.17g (0: read before the producer wrote, 5x: after the later kernel)",
+                      v[0].f, v[1].f, v[2].f, (long long)v[2].index, v[3].f, total, root, total);
+    CU(cudaSetDevice(dev));
+    CU(cudaMemcpyAsync(from_dev, vdev, sizeof(gr_value_t) * K1, cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    for (int j = 0; j < K1; ++j)
+        same_item(&from_dev[j], &v[j], "batch result delivered to device memory", j);
+
+    /* every kind of item; two batches in flight on two streams, waited for in reverse order */
+    batch_item(&it[0], GR_OP_DOT, GR_F32, GR_MODE_FAST, x, x, n);
+    batch_item(&it[1], GR_OP_DOT, GR_F64, GR_MODE_EXACT, dd, dd, m);
+    batch_item(&it[2], GR_OP_NRM2, GR_F64, GR_MODE_FAST, dd, NULL, m);
+    batch_item(&it[3], GR_OP_ARGMIN, GR_I32, GR_MODE_FAST, di, NULL, m);
+    batch_item(&it[4], GR_OP_SUM, GR_F32, GR_MODE_EXACT, x, NULL, n);
+    batch_item(&it[5], GR_OP_SUMSQ, GR_F64, GR_MODE_FAST, dd, NULL, m);
+    batch_item(&it[6], GR_OP_MAX, GR_F64, GR_MODE_FAST, dd, NULL, m);
+    batch_item(&it[7], GR_OP_DOT, GR_I32, GR_MODE_FAST, di, di, m - 3);
+    batch_item(&it[8], GR_OP_SUMSQ, GR_F64, GR_MODE_EXACT, dd, NULL, 0);
+    gr_value_t sep[K2], w[K2], w2[K2];
+    for (int j = 0; j < K2; ++j)
+        OK(gr_reduce_batch_device(ctx, &it[j], 1, &sep[j], NULL));
+    gr_request_t q2 = NULL;
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    OK(gr_ireduce_batch_device(ctx, it, K2, &call, &q));
+    call.stream = (gr_stream_t)st2;
+    OK(gr_ireduce_batch_device(ctx, it + 1, K2 - 1, &call, &q2));
+    OK(gr_wait(&q2, w2, NULL));
+    int done = 0;
+    while (!done)
+        OK(gr_test(&q, &done, w, NULL));
+    expect_current("overlapped batches");
+    OK(gr_reduce_batch_device(ctx, it, K2, v, NULL));
+    for (int j = 0; j < K2; ++j) {
+        same_item(&w[j], &sep[j], "non-blocking batch vs the item's own call", j);
+        same_item(&v[j], &sep[j], "blocking batch vs the item's own call", j);
+        if (j > 0)
+            same_item(&w2[j - 1], &sep[j], "second batch vs the item's own call", j);
+    }
+    CU(cudaSetDevice(dev));
+    CU(cudaStreamSynchronize(st));
+    CU(cudaStreamSynchronize(st2));
+    CU(cudaFree(vdev));
+    CU(cudaSetDevice(other));
 }
 
 int main(int argc, char **argv)
@@ -102,12 +221,7 @@ int main(int argc, char **argv)
      * start. The application's own CUDA calls run on its device; every library
      * call is made with `other` current, which it must leave so. */
     CU(cudaSetDevice(dev));
-    CU(embed_launch_produce_late(x, n, 1.0f, SPIN, st));
-    CU(cudaSetDevice(other));
-    gr_call_t call;
-    gr_call_init(&call);
-    call.stream = (gr_stream_t)st;
-    call.result_dev = vdev;
+    gr_call_t call = late_producer(x, n, st, vdev);
     gr_request_t q = NULL;
     OK(gr_ireduce_device(ctx, x, n, &d, &call, &q));
     expect_current("gr_ireduce_device");
@@ -209,6 +323,9 @@ int main(int argc, char **argv)
     /* exact mode: the same bits from host data too */
     OK(gr_reduce_host(ctx, hf, n, &ds[1], &hv, NULL));
     assert_same_value(&hv, &blocking[1], "exact f32, host vs device");
+
+    /* 4. the non-blocking batch: stream order, device delivery, each item's own bits */
+    test_batch(ctx, x, n, dd, di, n / 4, st, st2);
 
     OK(gr_ctx_destroy(ctx));
     expect_current("gr_ctx_destroy");

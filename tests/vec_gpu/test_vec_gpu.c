@@ -3,7 +3,10 @@
  * the GPU (kernels/dot.cu, kernels/argext.cu) against the cpu kernels on the
  * same values: exact mode and argmin/argmax bit for bit (value and global
  * index), fast mode repeatable and within rounding of the exact value, for
- * every dtype, awkward n and shards (np 1 and 3), and forced grids. Exits 77
+ * every dtype, awkward n and shards (np 1 and 3), and forced grids; the
+ * non-blocking batch (gr_ireduce_batch_device) with the blocking bits; batch
+ * launches (many items in one kernel) with the bits of each item's own call,
+ * every dtype, mixed counts 0 .. 1000003, fast and exact. Exits 77
  * (SKIP) where no GPU is visible.
  */
 #include "gpureduce.h"
@@ -119,11 +122,19 @@ static void check_case(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint64_t seed, in
         ASSERT_EQ_I(gr_reduce_batch_host(gpu, hit, k, hv, NULL), GR_SUCCESS);
         ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, k, dv, NULL), GR_SUCCESS);
         ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, k, dv2, NULL), GR_SUCCESS);
+        gr_value_t nb[K];
+        gr_request_t q = NULL;
+        ASSERT_EQ_I(gr_ireduce_batch_device(gpu, dit, k, NULL, &q), GR_SUCCESS);
+        ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
         if (rank != 0)
             continue;
         for (int j = 0; j < k; ++j) {
             ++checks;
             int must = mode == 1 || ops[j] == GR_OP_ARGMIN || ops[j] == GR_OP_ARGMAX || t == GR_I32 || t == GR_I64;
+            if (!same(&dv[j], &nb[j]))
+                GR_TEST_FAIL_("%s %s %s n=%llu: non-blocking batch %a (index %lld) != blocking %a (index %lld)",
+                              gr_dtype_name(t), gr_op_name(ops[j]), gr_mode_name((gr_mode_t)mode),
+                              (unsigned long long)n, nb[j].f, (long long)nb[j].index, dv[j].f, (long long)dv[j].index);
             if (!same(&dv[j], &dv2[j]))
                 GR_TEST_FAIL_("%s %s %s n=%llu: two GPU runs differ: %a / %a", gr_dtype_name(t),
                               gr_op_name(ops[j]), gr_mode_name((gr_mode_t)mode), (unsigned long long)n, dv[j].f,
@@ -148,6 +159,95 @@ static void check_case(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint64_t seed, in
     CU(cudaFree(dy));
     free(hx);
     free(hy);
+}
+
+/*
+ * A batch launch against the items' own calls: for each mode, one batch per dtype (dot, nrm2, argmin,
+ * argmax at every count of `counts`, plus a sum, and exact f64 sumsq) and one batch of dot of every dtype
+ * at every count; each value and index must have the bits of gr_reduce_batch_device with that item alone
+ * (its single-call kernel), blocking and non-blocking, fast mode included.
+ */
+static void check_batch_vs_separate(gr_ctx_t gpu, const uint64_t *counts, int ncounts)
+{
+    static const gr_dtype_t types[] = {GR_F32, GR_F64, GR_F16, GR_BF16, GR_I32, GR_I64};
+    enum { NT = 6, MAXK = 64 };
+    uint64_t nmax = 0;
+    for (int c = 0; c < ncounts; ++c)
+        nmax = counts[c] > nmax ? counts[c] : nmax;
+    void *dx[NT], *dy[NT];
+    for (int ti = 0; ti < NT; ++ti) {
+        size_t bytes = (size_t)(nmax + 8) * gr_dtype_size(types[ti]);
+        void *h = malloc(bytes);
+        ASSERT(h);
+        CU(cudaMalloc(&dx[ti], bytes));
+        CU(cudaMalloc(&dy[ti], bytes));
+        fill(types[ti], h, nmax + 8, 7000 + (uint64_t)ti * 11 + (uint64_t)rank, 1);
+        CU(cudaMemcpy(dx[ti], h, bytes, cudaMemcpyHostToDevice));
+        fill(types[ti], h, nmax + 8, 9000 + (uint64_t)ti * 13 + (uint64_t)rank, 1);
+        CU(cudaMemcpy(dy[ti], h, bytes, cudaMemcpyHostToDevice));
+        free(h);
+    }
+    gr_batch_item_t it[MAXK];
+    gr_value_t sep[MAXK], bat[MAXK], nb[MAXK];
+    for (int mode = 0; mode < 2; ++mode) {
+        for (int b = 0; b <= NT; ++b) { /* b < NT: the batch of dtype b; b == NT: dot of every dtype */
+            int k = 0;
+            for (int c = 0; c < ncounts; ++c) {
+                static const gr_op_kind_t ops[4] = {GR_OP_DOT, GR_OP_NRM2, GR_OP_ARGMIN, GR_OP_ARGMAX};
+                for (int o = 0; o < (b < NT ? 4 : NT); ++o) {
+                    int ti = b < NT ? b : o;
+                    gr_batch_item_t *x = &it[k++];
+                    gr_batch_item_init(x);
+                    x->desc.dtype = types[ti];
+                    x->desc.op.kind = b < NT ? ops[o] : GR_OP_DOT;
+                    x->desc.mode = (gr_mode_t)mode;
+                    x->desc.all_ranks = 1;
+                    /* items of one array start at different elements: other data, other alignment */
+                    size_t off = (size_t)(c + o) % 8 * gr_dtype_size(types[ti]);
+                    x->x = (char *)dx[ti] + off;
+                    x->y = (char *)dy[ti] + off;
+                    x->count = counts[c];
+                    x->index_base = (int64_t)rank * 3000000 + c;
+                }
+            }
+            if (b < NT) { /* an elementwise item and (exact f64) the vector sum of squares ride along */
+                gr_batch_item_init(&it[k]);
+                it[k].desc.dtype = types[b];
+                it[k].desc.op.kind = GR_OP_SUM;
+                it[k].desc.mode = (gr_mode_t)mode;
+                it[k].desc.all_ranks = 1;
+                it[k].x = dx[b];
+                it[k].count = counts[ncounts - 1];
+                ++k;
+                it[k] = it[k - 1];
+                it[k].desc.op.kind = GR_OP_SUMSQ;
+                it[k].desc.op.power = 2;
+                ++k;
+            }
+            ASSERT(k <= MAXK);
+            for (int j = 0; j < k; ++j)
+                ASSERT_EQ_I(gr_reduce_batch_device(gpu, &it[j], 1, &sep[j], NULL), GR_SUCCESS);
+            ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, k, bat, NULL), GR_SUCCESS);
+            gr_request_t q = NULL;
+            ASSERT_EQ_I(gr_ireduce_batch_device(gpu, it, k, NULL, &q), GR_SUCCESS);
+            ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
+            for (int j = 0; j < k; ++j) {
+                ++checks;
+                if (!same(&bat[j], &sep[j]) || !same(&nb[j], &sep[j]))
+                    GR_TEST_FAIL_("batch of %d (%s) item %d: %s %s %s n=%llu: batch %a (index %lld), non-blocking "
+                                  "%a (index %lld), own call %a (index %lld)",
+                                  k, b < NT ? gr_dtype_name(types[b]) : "dot of every dtype", j,
+                                  gr_dtype_name(it[j].desc.dtype), gr_op_name(it[j].desc.op.kind),
+                                  gr_mode_name((gr_mode_t)mode), (unsigned long long)it[j].count, bat[j].f,
+                                  (long long)bat[j].index, nb[j].f, (long long)nb[j].index, sep[j].f,
+                                  (long long)sep[j].index);
+            }
+        }
+    }
+    for (int ti = 0; ti < NT; ++ti) {
+        CU(cudaFree(dx[ti]));
+        CU(cudaFree(dy[ti]));
+    }
 }
 
 static gr_ctx_t make_gpu(int grid)
@@ -189,6 +289,8 @@ int main(int argc, char **argv)
         for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ++ti)
             for (size_t si = 0; si < nsizes; ++si)
                 check_case(gpu, types[ti], sizes[si], 1000 * ti + si, (int)(si & 1));
+        static const uint64_t bcounts_full[] = {0, 1, 7, 4099, 1000003};
+        check_batch_vs_separate(gpu, bcounts_full, small ? 4 : 5);
         ASSERT_EQ_I(gr_ctx_destroy(gpu), GR_SUCCESS);
     }
     if (rank == 0)

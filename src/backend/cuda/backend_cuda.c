@@ -139,6 +139,7 @@ static void fini_state(cuda_state_t *s)
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
     gr_cuda_stats_release(s);
+    gr_cuda_vec_release(s);
     gr_cuda_stream_release(s);
     free_staging(s);
     if (s->xscratch)

@@ -1,40 +1,72 @@
 /*
  * backend_cuda_vec.c - the vector ops (dot, nrm2, argmin/argmax, the exact
- * f64 sum of squares) on device memory: one launch of kernels/dot.cu or
- * kernels/argext.cu per item on the context's stream, one record per block
- * copied back and folded into the vector partial on the host (exact limbs
- * and argext states are order-free; fast block sums enter the exact
- * accumulator one by one, so a fixed GPU model gives fixed bits).
+ * f64 sum of squares) on device memory: the kernels of kernels/dot.cu and
+ * kernels/argext.cu for every vector item of a batch, queued together on the
+ * context's stream (ordered after the caller's stream by an event): at most
+ * three launches (fast, exact, argmin/argmax records), each holding all its
+ * items with the grid each would have alone (a single item takes its own
+ * kernel), one record per block into device memory, one copy of all records into pinned
+ * host memory and an event; the poll folds the records into the vector
+ * partials on the host (exact limbs and argext states are order-free; fast
+ * block sums enter the exact accumulator one by one, so a fixed GPU model
+ * and grid give fixed bits). Nothing here synchronises the device: the
+ * record buffers are kept per request place (GR_REQUEST_MAX of them, and
+ * one for the blocking calls) and grow only when a batch needs more.
  */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
 #include "gr_vec.h"
 #include "gr_vec_kernels.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(GR_VEC_WLIMBS == GR_WACC_LIMBS && GR_VEC_WBIAS == GR_WACC_BIAS,
                "the kernels' block limbs are gr_wacc_t's");
+_Static_assert(GR_VEC_JOBS_MAX >= GR_BATCH_MAX, "a batch launch holds every item of a batch");
+_Static_assert(sizeof(gr_argext_t) == sizeof(gr_vec_arg_rec_t) &&
+                   offsetof(gr_argext_t, nan_i) == offsetof(gr_vec_arg_rec_t, nan_i) &&
+                   offsetof(gr_argext_t, imin) == offsetof(gr_vec_arg_rec_t, imin),
+               "an argmin/argmax record is a gr_argext_t, field for field");
 
-/* Blocks: 4 per SM (or --cuda-grid), no more than the elements need, and enough that no exact
- * block takes more than GR_VEC_EXACT_PER_BLOCK elements. */
-static int vec_grid(const cuda_state_t *s, uint64_t n, int exact)
+enum { REC_NONE = 0, REC_FAST = 1, REC_EXACT = 2, REC_ARG = 3 };
+#define VEC_ARENAS (GR_REQUEST_MAX + 1) /* one per request place, the last for the blocking calls */
+#define VEC_ALIGN ((size_t)256)
+/* An arena's first size: an exact item at 4 blocks per SM on a 132-SM GPU takes 0.6 MB; growing is rare. */
+#define VEC_ARENA_MIN ((size_t)1 << 20)
+
+/* The record buffers of one batch in flight, and where each item's records lie. */
+typedef struct vec_arena {
+    void *dev, *host; /* records, device memory and their pinned host copy */
+    size_t cap;
+    cudaEvent_t ev;   /* recorded after the copy to host */
+    int busy;
+    unsigned char kind[GR_BATCH_MAX];
+    int grid[GR_BATCH_MAX];
+    size_t off[GR_BATCH_MAX];
+} vec_arena_t;
+
+typedef struct vec_state {
+    vec_arena_t a[VEC_ARENAS];
+    gr_vec_jobs_t jobs; /* a batch launch's parameter, filled per launch (3.6 KB: not on the stack) */
+} vec_state_t;
+
+void gr_cuda_vec_release(cuda_state_t *s)
 {
-    uint64_t g = s->grid_override > 0 ? (uint64_t)s->grid_override : (uint64_t)s->sm_count * 4u;
-    uint64_t need = (n + GR_VEC_BLOCK - 1) / GR_VEC_BLOCK;
-    if (g > need)
-        g = need;
-    if (exact) {
-        uint64_t min = (n + GR_VEC_EXACT_PER_BLOCK - 1) / GR_VEC_EXACT_PER_BLOCK;
-        if (g < min)
-            g = min;
+    vec_state_t *v = (vec_state_t *)s->vec;
+    if (!v)
+        return;
+    for (int i = 0; i < VEC_ARENAS; ++i) {
+        if (v->a[i].dev)
+            GR_CUDA_IGNORE(cudaFree(v->a[i].dev));
+        if (v->a[i].host)
+            GR_CUDA_IGNORE(cudaFreeHost(v->a[i].host));
+        if (v->a[i].ev)
+            GR_CUDA_IGNORE(cudaEventDestroy(v->a[i].ev));
     }
-    if (g < 1)
-        g = 1;
-    if (g > (uint64_t)1 << 20)
-        g = (uint64_t)1 << 20;
-    return (int)g;
+    free(v);
+    s->vec = NULL;
 }
 
 static gr_result_t device_ptr(const cuda_state_t *s, const void *p, const char *name)
@@ -60,18 +92,9 @@ static void fold_records(const gr_batch_item_t *it, const void *host, int grid, 
 {
     gr_op_kind_t op = it->desc.op.kind;
     if (op == GR_OP_ARGMIN || op == GR_OP_ARGMAX) {
-        const gr_vec_arg_rec_t *r = (const gr_vec_arg_rec_t *)host;
         for (int b = 0; b < grid; ++b) {
             gr_argext_t a;
-            a.fmin = r[b].fmin;
-            a.fmax = r[b].fmax;
-            a.fmin_i = r[b].fmin_i;
-            a.fmax_i = r[b].fmax_i;
-            a.imin = r[b].imin;
-            a.imax = r[b].imax;
-            a.imin_i = r[b].imin_i;
-            a.imax_i = r[b].imax_i;
-            a.nan_i = r[b].nan_i;
+            memcpy(&a, (const gr_vec_arg_rec_t *)host + b, sizeof(a)); /* field for field */
             gr_argext_merge(&out->a, &a);
         }
         return;
@@ -103,47 +126,198 @@ static void fold_records(const gr_batch_item_t *it, const void *host, int grid, 
     }
 }
 
-static gr_result_t vec_reduce(gr_ctx_t ctx, const gr_batch_item_t *it, gr_vpartial_t *out)
+static size_t rec_size(int kind)
 {
-    cuda_state_t *s = (cuda_state_t *)ctx->bstate;
-    uint64_t n = it->count;
-    if (n == 0)
-        return GR_SUCCESS;
-    GR_CUDA_CHECK(cudaSetDevice(s->device));
+    return kind == REC_ARG ? sizeof(gr_vec_arg_rec_t) : kind == REC_EXACT ? sizeof(gr_vec_exact_rec_t)
+                                                                           : sizeof(gr_vec_fast_rec_t);
+}
+
+static int item_kind(const gr_batch_item_t *it)
+{
+    if (!gr_desc_is_vec(&it->desc) || it->count == 0)
+        return REC_NONE;
     gr_op_kind_t op = it->desc.op.kind;
-    int is_arg = op == GR_OP_ARGMIN || op == GR_OP_ARGMAX;
+    if (op == GR_OP_ARGMIN || op == GR_OP_ARGMAX)
+        return REC_ARG;
     int is_int = it->desc.dtype == GR_I32 || it->desc.dtype == GR_I64;
-    int exact_recs = !is_arg && (it->desc.mode == GR_MODE_EXACT || is_int);
-    GR_CHECK(device_ptr(s, it->x, "x"));
-    if (op == GR_OP_DOT)
-        GR_CHECK(device_ptr(s, it->y, "y"));
-    int grid = vec_grid(s, n, exact_recs);
-    size_t rsz = is_arg ? sizeof(gr_vec_arg_rec_t) : exact_recs ? sizeof(gr_vec_exact_rec_t) : sizeof(gr_vec_fast_rec_t);
-    void *rec_dev = NULL, *rec_host = malloc(rsz * (size_t)grid);
-    if (!rec_host)
-        GR_FAIL(GR_ERR_NOMEM, "cannot allocate %d block records", grid);
+    return it->desc.mode == GR_MODE_EXACT || is_int ? REC_EXACT : REC_FAST;
+}
+
+/* Room for `bytes` of records in arena a; a grows only while it is idle (not busy). */
+static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes)
+{
+    if (!a->ev)
+        GR_CUDA_CHECK(cudaEventCreateWithFlags(&a->ev, cudaEventDisableTiming));
+    if (a->cap >= bytes)
+        return GR_SUCCESS;
+    size_t want = a->cap * 2 > bytes ? a->cap * 2 : bytes;
+    if (want < VEC_ARENA_MIN)
+        want = VEC_ARENA_MIN;
+    if (a->dev)
+        GR_CUDA_CHECK(cudaFree(a->dev));
+    if (a->host)
+        GR_CUDA_CHECK(cudaFreeHost(a->host));
+    a->dev = a->host = NULL;
+    a->cap = 0;
+    GR_CUDA_CHECK(cudaMalloc(&a->dev, want));
+    GR_CUDA_CHECK(cudaHostAlloc(&a->host, want, cudaHostAllocDefault));
+    a->cap = want;
+    return GR_SUCCESS;
+}
+
+/* One item alone: its single-call kernel (the path of a single dot, nrm2, argmin or argmax). */
+static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *it, int j)
+{
+    void *rec = (char *)a->dev + a->off[j];
+    if (a->kind[j] == REC_ARG)
+        return gr_cuda_launch_argext(it->x, it->count, (int)it->desc.dtype, it->index_base, a->grid[j],
+                                     (gr_vec_arg_rec_t *)rec, s->stream);
+    return gr_cuda_launch_dot(it->x, it->desc.op.kind == GR_OP_DOT ? it->y : NULL, it->count, (int)it->desc.dtype,
+                              a->kind[j] == REC_EXACT, a->grid[j], rec, s->stream);
+}
+
+/* Queue the kernels of every vector item into arena a (its layout already set): one launch per record
+ * kind (fast, exact, argext) holding all its items, each with the grid of its single launch; a kind
+ * with one item takes that item's single-call kernel. */
+static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k)
+{
+    gr_vec_jobs_t *jobs = &((vec_state_t *)s->vec)->jobs;
+    for (int kind = REC_FAST; kind <= REC_ARG; ++kind) {
+        jobs->njobs = 0;
+        unsigned blocks = 0;
+        int last = -1;
+        for (int j = 0; j < k; ++j) {
+            if (a->kind[j] != kind)
+                continue;
+            const gr_batch_item_t *it = &items[j];
+            gr_vec_job_t *J = &jobs->job[jobs->njobs++];
+            J->x = it->x;
+            J->y = it->desc.op.kind == GR_OP_DOT ? it->y : NULL;
+            J->n = it->count;
+            J->base = it->index_base;
+            J->rec = (char *)a->dev + a->off[j];
+            J->dtype = (int)it->desc.dtype;
+            J->grid = a->grid[j];
+            J->first_block = blocks;
+            J->reserved = 0;
+            blocks += (unsigned)a->grid[j];
+            last = j;
+        }
+        cudaError_t e = cudaSuccess;
+        if (jobs->njobs == 1)
+            e = launch_one(s, a, &items[last], last);
+        else if (jobs->njobs > 1 && kind == REC_ARG)
+            e = gr_cuda_launch_argext_batch(jobs, s->stream);
+        else if (jobs->njobs > 1)
+            e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, s->stream);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k, void *stream, int blocking,
+                            int *token)
+{
+    if (!s->vec) {
+        s->vec = calloc(1, sizeof(vec_state_t));
+        if (!s->vec)
+            GR_FAIL(GR_ERR_NOMEM, "cannot allocate the vector ops' state");
+    }
+    vec_state_t *v = (vec_state_t *)s->vec;
+    int ai = VEC_ARENAS - 1;
+    if (!blocking) {
+        ai = 0;
+        while (ai < GR_REQUEST_MAX && v->a[ai].busy)
+            ++ai;
+        if (ai == GR_REQUEST_MAX) /* request.c keeps at most GR_REQUEST_MAX outstanding */
+            GR_FAIL(GR_ERR_INTERNAL, "no free record buffer with fewer than %d requests outstanding; report this "
+                                     "as a bug", GR_REQUEST_MAX);
+    }
+    vec_arena_t *a = &v->a[ai];
+    size_t bytes = 0;
+    for (int j = 0; j < k; ++j) {
+        const gr_batch_item_t *it = &items[j];
+        a->kind[j] = (unsigned char)item_kind(it);
+        a->grid[j] = 0;
+        a->off[j] = bytes;
+        if (a->kind[j] == REC_NONE)
+            continue;
+        GR_CHECK(device_ptr(s, it->x, "x"));
+        if (it->desc.op.kind == GR_OP_DOT)
+            GR_CHECK(device_ptr(s, it->y, "y"));
+        a->grid[j] = gr_vec_grid(s->sm_count, s->grid_override, it->count, a->kind[j] == REC_EXACT);
+        bytes += (rec_size(a->kind[j]) * (size_t)a->grid[j] + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
+    }
+    GR_CHECK(arena_reserve(a, bytes));
+    GR_CHECK(gr_cuda_order_after(s, stream));
     gr_result_t r = GR_SUCCESS;
-    GR_CUDA_CHECK_GOTO(cudaMalloc(&rec_dev, rsz * (size_t)grid), r, done);
-    if (is_arg)
-        GR_CUDA_CHECK_GOTO(gr_cuda_launch_argext(it->x, n, (int)it->desc.dtype, it->index_base, grid,
-                                                 (gr_vec_arg_rec_t *)rec_dev, s->stream),
-                           r, done);
-    else
-        GR_CUDA_CHECK_GOTO(gr_cuda_launch_dot(it->x, op == GR_OP_DOT ? it->y : NULL, n, (int)it->desc.dtype,
-                                              exact_recs, grid, rec_dev, s->stream),
-                           r, done);
-    GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(rec_host, rec_dev, rsz * (size_t)grid, cudaMemcpyDeviceToHost, s->stream), r,
-                       done);
-    GR_CUDA_CHECK_GOTO(cudaStreamSynchronize(s->stream), r, done);
-    fold_records(it, rec_host, grid, exact_recs, out);
-    out->p.count += (int64_t)n;
-done:
-    if (r != GR_SUCCESS)
-        GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
-    if (rec_dev)
-        GR_CUDA_IGNORE(cudaFree(rec_dev));
-    free(rec_host);
+    GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(a->host, a->dev, bytes, cudaMemcpyDeviceToHost, s->stream), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, s->stream), r, fail);
+    /* the caller's later work on its stream (reusing the inputs) waits for our reads */
+    if (!blocking && stream && (cudaStream_t)stream != s->stream)
+        GR_CUDA_CHECK_GOTO(cudaStreamWaitEvent((cudaStream_t)stream, a->ev, 0), r, fail);
+    a->busy = 1;
+    *token = ai;
+    return GR_SUCCESS;
+fail:
+    GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
     return r;
 }
 
-gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t, const gr_batch_item_t *, gr_vpartial_t *) = vec_reduce;
+static gr_result_t vec_start(gr_ctx_t ctx, const gr_batch_item_t *items, int k, void *stream, int blocking,
+                             int *token)
+{
+    cuda_state_t *s = (cuda_state_t *)ctx->bstate;
+    int prev = -1;
+    GR_CHECK(gr_cuda_enter(s->device, &prev));
+    gr_result_t r = start_in(s, items, k, stream, blocking, token);
+    gr_cuda_leave(s->device, prev);
+    return r;
+}
+
+static gr_result_t poll_in(cuda_state_t *s, vec_arena_t *a, const gr_batch_item_t *items, int k, int block,
+                           int *done, gr_vpartial_t *part)
+{
+    cudaError_t e = block ? cudaEventSynchronize(a->ev) : cudaEventQuery(a->ev);
+    if (e == cudaErrorNotReady)
+        return GR_SUCCESS;
+    *done = 1;
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        GR_FAIL(GR_CUDA_RESULT_(e), "CUDA error while waiting for the vector-op kernels on GPU %d: %s; a kernel "
+                                    "on the GPU failed (a bad pointer?), see compute-sanitizer",
+                s->device, cudaGetErrorString(e));
+    }
+    for (int j = 0; j < k; ++j) {
+        if (a->kind[j] == REC_NONE)
+            continue;
+        fold_records(&items[j], (const char *)a->host + a->off[j], a->grid[j], a->kind[j] == REC_EXACT, &part[j]);
+        part[j].p.count += (int64_t)items[j].count;
+    }
+    return GR_SUCCESS;
+}
+
+static gr_result_t vec_poll(gr_ctx_t ctx, int token, const gr_batch_item_t *items, int k, int block, int *done,
+                            gr_vpartial_t *part)
+{
+    cuda_state_t *s = (cuda_state_t *)ctx->bstate;
+    vec_arena_t *a = &((vec_state_t *)s->vec)->a[token];
+    *done = 0;
+    int prev = -1;
+    gr_result_t r = gr_cuda_enter(s->device, &prev);
+    if (r == GR_SUCCESS) {
+        r = poll_in(s, a, items, k, block, done, part);
+        gr_cuda_leave(s->device, prev);
+    }
+    if (r != GR_SUCCESS)
+        *done = 1;
+    if (*done)
+        a->busy = 0;
+    return r;
+}
+
+gr_result_t (*const gr_cuda_vec_start_ptr)(gr_ctx_t, const gr_batch_item_t *, int, void *, int, int *) = vec_start;
+gr_result_t (*const gr_cuda_vec_poll_ptr)(gr_ctx_t, int, const gr_batch_item_t *, int, int, int *,
+                                          gr_vpartial_t *) = vec_poll;

@@ -44,6 +44,7 @@ typedef struct cuda_state {
     gr_exact_result_t *xres_dev;
     int xocc[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM, 0 = not asked yet */
     void *stats;                    /* --op stats (backend_cuda_stats.c), at first use */
+    void *vec;                      /* the vector ops' record buffers (backend_cuda_vec.c), at first use */
     /* the file pipeline's buffers (backend_cuda_stream.c): pinned host and
      * GPU, kept for the next file reduce of this context, freed by fini */
     void *pipe_host[GR_CUDA_SLOTS];
@@ -61,6 +62,9 @@ void gr_cuda_leave(int device, int prev);
 /* Order s->stream after the work queued so far on the caller's stream
  * (NULL: none given), by an event: no device-wide synchronisation. */
 gr_result_t gr_cuda_order_after(cuda_state_t *s, void *stream);
+
+/* Free the vector ops' state (backend_cuda_vec.c); cleanup, never fails. */
+void gr_cuda_vec_release(cuda_state_t *s);
 
 /* Free the stats state (gr_cuda_stats.h); cleanup, never fails. */
 void gr_cuda_stats_release(cuda_state_t *s);

@@ -7,7 +7,8 @@ const gr_backend_ops_t *const gr_backend_cuda_ops_ptr = NULL;
 
 gr_result_t (*const gr_cuda_stats_local_ptr)(gr_ctx_t, const void *, uint64_t, gr_dtype_t, gr_stats_part_t *) = NULL;
 
-gr_result_t (*const gr_cuda_vec_reduce_ptr)(gr_ctx_t, const gr_batch_item_t *, gr_vpartial_t *) = NULL;
+gr_result_t (*const gr_cuda_vec_start_ptr)(gr_ctx_t, const gr_batch_item_t *, int, void *, int, int *) = NULL;
+gr_result_t (*const gr_cuda_vec_poll_ptr)(gr_ctx_t, int, const gr_batch_item_t *, int, int, int *, gr_vpartial_t *) = NULL;
 
 int gr_cuda_device_count(void) { return 0; }
 

@@ -1,0 +1,75 @@
+/*
+ * cg_kernels.cu - gpureduce-cg's kernels: the right-hand side, the stencil
+ * and the fused vector update, one thread per point, each a call of
+ * cg_point.h's per-point arithmetic. No atomics and no reductions: every
+ * point's value depends on its neighbours alone. Compiled with -fmad=false
+ * (examples/cg/CMakeLists.txt), so the results are the host loops' bits.
+ */
+#include "cg_kernels.h"
+#include "cg_point.h"
+
+#define CG_BLOCK_X 128
+
+/* Grid (ceil(n / CG_BLOCK_X), n, nz): thread (i, j, kz), no division per point. */
+static dim3 plane_grid(int64_t n, int64_t nz)
+{
+    return dim3((unsigned)((n + CG_BLOCK_X - 1) / CG_BLOCK_X), (unsigned)n, (unsigned)nz);
+}
+
+__global__ void cg_rhs_kernel(double *b, int64_t n, int64_t z0)
+{
+    const int64_t i = (int64_t)blockIdx.x * CG_BLOCK_X + threadIdx.x, j = blockIdx.y, kz = blockIdx.z;
+    if (i < n)
+        b[(kz * n + j) * n + i] = cg_rhs(i, j, z0 + kz, n);
+}
+
+__global__ void cg_apply_kernel(double *__restrict__ out, const double *__restrict__ v,
+                                const double *__restrict__ b, int64_t n)
+{
+    const int64_t i = (int64_t)blockIdx.x * CG_BLOCK_X + threadIdx.x, j = blockIdx.y, kz = blockIdx.z;
+    if (i >= n)
+        return;
+    const int64_t pl = n * n, c = (kz + 1) * pl + j * n + i;
+    const double a = cg_stencil(v[c], i > 0 ? v[c - 1] : 0.0, i + 1 < n ? v[c + 1] : 0.0, j > 0 ? v[c - n] : 0.0,
+                                j + 1 < n ? v[c + n] : 0.0, v[c - pl], v[c + pl]);
+    out[c] = b ? b[c] - a : a;
+}
+
+__global__ void cg_update_kernel(double alpha, double beta, const double *__restrict__ w, double *__restrict__ x,
+                                 double *__restrict__ r, double *__restrict__ p, double *__restrict__ s, int64_t count)
+{
+    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < count; c += (int64_t)gridDim.x * blockDim.x) {
+        double xc = x[c], rc = r[c], pc = p[c], sc = s[c];
+        cg_update_point(alpha, beta, w[c], &xc, &rc, &pc, &sc);
+        x[c] = xc;
+        r[c] = rc;
+        p[c] = pc;
+        s[c] = sc;
+    }
+}
+
+extern "C" cudaError_t cg_launch_rhs(double *b, int64_t n, int64_t nz, int64_t z0, cudaStream_t stream)
+{
+    cg_rhs_kernel<<<plane_grid(n, nz), CG_BLOCK_X, 0, stream>>>(b, n, z0);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cg_launch_apply(double *out, const double *v, const double *b, int64_t n, int64_t nz,
+                                       cudaStream_t stream)
+{
+    cg_apply_kernel<<<plane_grid(n, nz), CG_BLOCK_X, 0, stream>>>(out, v, b, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cg_launch_update(double alpha, double beta, const double *w, double *x, double *r, double *p,
+                                        double *s, int64_t count, cudaStream_t stream)
+{
+    const int block = 256;
+    int64_t grid = (count + block - 1) / block;
+    if (grid > 65536)
+        grid = 65536;
+    if (grid < 1)
+        grid = 1;
+    cg_update_kernel<<<(unsigned)grid, block, 0, stream>>>(alpha, beta, w, x, r, p, s, count);
+    return cudaGetLastError();
+}

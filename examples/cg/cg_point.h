@@ -1,0 +1,62 @@
+/*
+ * cg_point.h - the per-point arithmetic of gpureduce-cg, written once for
+ * the host loops (cg_cpu.c) and the CUDA kernels (cg_kernels.cu).
+ *
+ * Every value a point gets depends on that point and its six neighbours
+ * only, through the IEEE operations below, each rounded on its own: the
+ * host code is compiled with -ffp-contract=off and the kernels with
+ * -fmad=false, so no multiply-add is fused on either side and the CPU and
+ * the GPU give the same bits. The dot products are the only place where
+ * the number of ranks could enter, and they go through gpureduce.
+ */
+#ifndef CG_POINT_H
+#define CG_POINT_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define CG_HD __host__ __device__ static inline
+#else
+#define CG_HD static inline
+#endif
+
+/*
+ * Right-hand side at interior point (i, j, k) of the global n^3 grid
+ * (0-based), mesh width h = 1/(n+1): b = h^2 f(x, y, z) with
+ * f = 1 + x (1 - y) + 2 y z^2 - 3 x z, a fixed polynomial with no symmetry
+ * that a wrong index could hide behind.
+ */
+CG_HD double cg_rhs(int64_t i, int64_t j, int64_t k, int64_t n)
+{
+    const double h = 1.0 / (double)(n + 1);
+    const double x = (double)(i + 1) * h;
+    const double y = (double)(j + 1) * h;
+    const double z = (double)(k + 1) * h;
+    const double f = 1.0 + x * (1.0 - y) + 2.0 * y * (z * z) - 3.0 * x * z;
+    return (h * h) * f;
+}
+
+/* (A v) at a point: the 7-point Laplacian times h^2, neighbours outside the
+ * domain are 0 (zero Dirichlet boundary). The neighbours are added in one
+ * fixed order. */
+CG_HD double cg_stencil(double c, double xm, double xp, double ym, double yp, double zm, double zp)
+{
+    return 6.0 * c - (((((xm + xp) + ym) + yp) + zm) + zp);
+}
+
+/*
+ * One point of a Chronopoulos-Gear CG iteration (docs/CG.md):
+ *   p = r + beta p;  s = w + beta s;  x = x + alpha p;  r = r - alpha s
+ * where w = A r and s = A p.
+ */
+CG_HD void cg_update_point(double alpha, double beta, double w, double *x, double *r, double *p, double *s)
+{
+    const double pn = *r + beta * *p;
+    const double sn = w + beta * *s;
+    *x = *x + alpha * pn;
+    *r = *r - alpha * sn;
+    *p = pn;
+    *s = sn;
+}
+
+#endif /* CG_POINT_H */
