@@ -86,9 +86,10 @@ if [ "${GR_EXACT_CLI_BIG:-1}" = 1 ]; then
     same "stress f32 n=2^24 cpu vs cuda np2" "$c24" "$(hex 2 --backend cuda --dtype f32 --gen stress --n 2^24)"
 fi
 
-# f64 sumsq is not exact in f64: the same clear refusal on both backends
-run 1 --backend cuda --mode exact --dtype f64 --op sumsq --n 1000 --bind none
-expect_nonzero "f64 sumsq exact on cuda"
-expect_err "supports sum, abssum" "f64 sumsq exact on cuda: the reason"
+# f64 sumsq in exact mode (issue 20: every square exact by TwoProduct): the GPU's bits are the cpu's
+for g in stress uniform; do
+    c=$(hex 1 --backend cpu --dtype f64 --op sumsq --gen $g --n 1000003)
+    same "f64 sumsq $g n=1000003 cpu vs cuda np2" "$c" "$(hex 2 --backend cuda --dtype f64 --op sumsq --gen $g --n 1000003)"
+done
 
 finish

@@ -19,6 +19,8 @@ if [ "$MODE" = --gpu ]; then
     command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU || { echo "SKIP: no GPU visible"; exit 77; }
     BACKEND=cuda
 fi
+# several ranks on the one GPU of a test machine (the cpu backend ignores it)
+SHARE=$([ "$BACKEND" = cuda ] && echo --share-gpus)
 
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -46,7 +48,7 @@ expect_fail() {
     echo "$err" | grep 'error' | head -2 | sed 's/^/    /'
 }
 
-gen() { echo gen --out "$1" --n 2^20 --dtype f32 --chunk 1M --backend "$BACKEND"; }
+gen() { echo gen --out "$1" --n 2^20 --dtype f32 --chunk 1M --backend "$BACKEND" $SHARE; }
 
 if [ "$MODE" != --gpu ]; then
     O=$T/out.npy
@@ -118,22 +120,22 @@ timeout 60 $MPIRUN -np 2 "$GPUREDUCE" gen --out "$I" --n 2^20 --dtype f32 --back
 cp "$I" "$T/other.npy"
 sum0=$(md5sum <"$I")
 hexof() { tail -1 "$1" | grep -o '0x[0-9a-fp.+-]*' | head -1; }
-timeout 60 $MPIRUN -np 2 "$GPUREDUCE" --input "$I" --backend "$BACKEND" --format csv --chunk 1M >"$T/ref" 2>/dev/null
+timeout 60 $MPIRUN -np 2 "$GPUREDUCE" --input "$I" --backend "$BACKEND" $SHARE --format csv --chunk 1M >"$T/ref" 2>/dev/null
 ref=$(hexof "$T/ref")
 [ -n "$ref" ] || bad "no reference result for the input"
-run read-eio 2 GR_FAULT_OP=read GR_FAULT_ERRNO=EIO GR_FAULT_PATH=$I GR_FAULT_RANK=1 GR_FAULT_AFTER=1000000 -- --input "$I" --backend "$BACKEND" --chunk 1M
+run read-eio 2 GR_FAULT_OP=read GR_FAULT_ERRNO=EIO GR_FAULT_PATH=$I GR_FAULT_RANK=1 GR_FAULT_AFTER=1000000 -- --input "$I" --backend "$BACKEND" $SHARE --chunk 1M
 expect_fail read-eio "$I" EIO
 # np 3 with every rank's reads failing: Open MPI's collective read hung here; no rank may hang
-run read-eio-np3 3 GR_FAULT_OP=read GR_FAULT_ERRNO=EIO GR_FAULT_PATH=$I GR_FAULT_AFTER=1000000 -- --input "$I" --backend "$BACKEND" --chunk 1M
+run read-eio-np3 3 GR_FAULT_OP=read GR_FAULT_ERRNO=EIO GR_FAULT_PATH=$I GR_FAULT_AFTER=1000000 -- --input "$I" --backend "$BACKEND" $SHARE --chunk 1M
 expect_fail read-eio-np3 "$I" EIO
-run read-truncated 2 GR_FAULT_OP=truncate GR_FAULT_SIZE=3000000 GR_FAULT_PATH=$I GR_FAULT_RANK=1 GR_FAULT_AFTER=500000 -- --input "$I" --backend "$BACKEND" --chunk 1M
+run read-truncated 2 GR_FAULT_OP=truncate GR_FAULT_SIZE=3000000 GR_FAULT_PATH=$I GR_FAULT_RANK=1 GR_FAULT_AFTER=500000 -- --input "$I" --backend "$BACKEND" $SHARE --chunk 1M
 expect_fail read-truncated "$I" "ended early"
 cp "$T/other.npy" "$I"; sum0=$(md5sum <"$I")
 cp "$I" "$T/with.npy"; timeout 60 $MPIRUN -np 1 "$GPUREDUCE" gen --out "$T/with.npy" --n 2^20 --seed 9 --force --backend cpu >/dev/null 2>&1
-run read-replaced 2 GR_FAULT_OP=replace GR_FAULT_WITH=$T/with.npy GR_FAULT_PATH=$I GR_FAULT_RANK=0 GR_FAULT_AFTER=500000 -- --input "$I" --backend "$BACKEND" --format csv --chunk 1M
+run read-replaced 2 GR_FAULT_OP=replace GR_FAULT_WITH=$T/with.npy GR_FAULT_PATH=$I GR_FAULT_RANK=0 GR_FAULT_AFTER=500000 -- --input "$I" --backend "$BACKEND" $SHARE --format csv --chunk 1M
 # the open file is read to its end: the result is the original file's
 [ $rc -eq 0 ] && [ "$(hexof "$T/out")" = "$ref" ] || bad "read-replaced: rc $rc, result '$(hexof "$T/out")' != '$ref'"
-run open-input-eacces 2 GR_FAULT_OP=open GR_FAULT_ERRNO=EACCES GR_FAULT_PATH=$T/other.npy -- --input "$T/other.npy" --backend "$BACKEND"
+run open-input-eacces 2 GR_FAULT_OP=open GR_FAULT_ERRNO=EACCES GR_FAULT_PATH=$T/other.npy -- --input "$T/other.npy" --backend "$BACKEND" $SHARE
 expect_fail open-input-eacces "$T/other.npy" "ermission denied"
 [ "$(md5sum <"$T/other.npy")" = "$sum0" ] || bad "an input file was modified"
 
