@@ -16,8 +16,35 @@
  *        2^0 at bit GR_VEC_WBIAS). Integer adds commute: any schedule, any
  *        grid gives the same total, hence the same bits as the cpu backend.
  *        Integers always take this path (128-bit products).
- *        Capacity: an element adds < 2^33 to a limb; the host keeps the
- *        elements per block <= GR_VEC_EXACT_PER_BLOCK = 2^29.
+ *        In front of the limbs each thread keeps a floating-point expansion
+ *        a[0..K) (K = 3 for f64, whose product has two terms p and
+ *        e = fma(a, b, -p); K = 2 for f32 / f16 / bf16, whose product p is
+ *        exact and e = 0), as the exact sum kernel does (gr_exact.cuh): each
+ *        term t goes through a cascade of K error-free TwoSums, a[i] + t ->
+ *        (a[i]', t'), and the last t' (the residual r, usually 0) is added
+ *        to the limbs by w_add when r != 0. Each TwoSum keeps a[i] + t
+ *        exactly, so at every step sum(a) + (everything added to the limbs)
+ *        is the exact sum of the thread's terms; at the end of its loop the
+ *        thread adds its K expansion terms to the limbs (w_add: exact), so
+ *        the limbs hold the exact total as before and the result (the exact
+ *        value rounded once on the host) cannot change.
+ *        Products whose p needs the scaled path (|p| < 2^-968 or > 2^1020)
+ *        and terms of magnitude >= 2^960 bypass the expansion to the limbs
+ *        (w_add with their shift), so every expansion term is < 2^960.
+ *        No overflow: in a TwoSum |a[i]'| <= |a[i]| + |t| and |t'| <= |t|
+ *        (round to nearest is monotone; the error of a rounded sum is at
+ *        most the smaller addend), so each a[i] grows by less than 2^960 per
+ *        term. A thread sees at most GR_VEC_EXACT_PER_BLOCK = 2^29 elements,
+ *        2 terms each: |a[i]| < 2^30 2^960 = 2^990 and every TwoSum
+ *        intermediate < 2^992, far from 2^1024, so every TwoSum is exact
+ *        (Knuth's TwoSum is error-free for finite operands without overflow,
+ *        subnormals included: no flush-to-zero here).
+ *        Capacity: an element makes at most two w_adds (each of its two terms
+ *        is added to the limbs at most once: as itself or as its cascade's
+ *        residual), each < 2^32 per limb, and each thread flushes K <= 3
+ *        terms at its end: a limb receives < 2^29 2^33 + 3 GR_VEC_BLOCK 2^32
+ *        < 2^63 in magnitude; the host keeps the elements per block <=
+ *        GR_VEC_EXACT_PER_BLOCK = 2^29.
  * Batches: dot_fast_batch / dot_exact_batch run the jobs of a batch (any
  *        dtypes, dot or squares) in one launch; block b runs the body of its
  *        job's block b - first_block of that job's grid, the same code the
@@ -26,6 +53,7 @@
  * Nothing here may be compiled with fast-math or flush-to-zero.
  */
 #include "gr_common.h"
+#include "gr_exact.cuh" /* gr_fpe_add: the TwoSum cascade of the exact sum kernel */
 #include "gr_vec_kernels.h"
 
 #include <stdint.h>
@@ -86,15 +114,32 @@ __device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shi
         atomicAdd(&lim[k + 2], (unsigned long long)d2);
 }
 
-/* The exact product a*b of two finite doubles. */
-__device__ __forceinline__ void w_add_product(unsigned long long *lim, double a, double b)
+/* One term t (finite) into the thread's expansion x; the residual, or t itself
+ * when |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
+template <int K>
+__device__ __forceinline__ void x_add(unsigned long long *lim, double (&x)[K], double t)
+{
+    if (fabs(t) >= 0x1p960) {
+        w_add(lim, t, 0);
+        return;
+    }
+    const double r = gr_fpe_add(x, t);
+    if (r != 0)
+        w_add(lim, r, 0);
+}
+
+/* The exact product a*b of two finite doubles: through the expansion x when
+ * p and its error e are ordinary doubles, else scaled straight to the limbs. */
+template <int K>
+__device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&x)[K], double a, double b)
 {
     double p = __dmul_rn(a, b);
     double ap = fabs(p);
     if (ap >= 0x1p-968 && ap <= 0x1p1020) {
         double e = __fma_rn(a, b, -p);
-        w_add(lim, p, 0);
-        w_add(lim, e, 0);
+        x_add(lim, x, p);
+        if (e != 0)
+            x_add(lim, x, e);
         return;
     }
     if (a == 0 || b == 0)
@@ -133,6 +178,12 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
         cnt[threadIdx.x] = 0;
     __syncthreads();
     uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
+    /* the thread's expansion (header): 3 terms for f64's p + e, 2 for f32 / half */
+    constexpr int K = DT == GR_C_F64 ? 3 : 2;
+    double xe[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        xe[k] = 0.0;
     const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
     for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
         if (DT == GR_C_I32 || DT == GR_C_I64) {
@@ -147,9 +198,9 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
             if (!(p == 0 && signbit(p)))
                 ++nnz;
             if (DT == GR_C_F64)
-                w_add_product(lim, a, b);
+                w_add_product(lim, xe, a, b);
             else
-                w_add(lim, p, 0); /* exact: 24 + 24 significant bits, exponents within f64 */
+                x_add(lim, xe, p); /* exact: 24 + 24 significant bits, |p| < 2^256 */
         } else {
             double t = a * b; /* NaN or Inf as IEEE: Inf * 0 is NaN */
             if (isnan(t))
@@ -160,6 +211,11 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
                 ++ninf;
         }
     }
+    /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        if (DT != GR_C_I32 && DT != GR_C_I64 && xe[k] != 0)
+            w_add(lim, xe[k], 0);
     if (nan)
         atomicAdd(&cnt[0], (unsigned long long)nan);
     if (pinf)
@@ -273,8 +329,10 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_cons
 #undef GR_FAST_CALL
 }
 
-/* The same for exact jobs (and every integer job). */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/* The same for exact jobs (and every integer job). __maxnreg__ instead of __launch_bounds__: with the
+ * twelve bodies inlined ptxas otherwise settles on 40 registers and spills (sm_90); 64 registers still
+ * allow any block size up to 1024, and this launch uses GR_VEC_BLOCK. */
+__global__ void __maxnreg__(64) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[4];
