@@ -7,8 +7,10 @@
  * fast:  f32 / f16 / bf16 products (and squares) are exact in f64 and summed
  *        in f64; f64 products are fused into the f64 sum (fma); f64 squares
  *        use Blue's three sums (the constants of src/backend/cpu/cpu_dot.c).
- *        Each thread's sums meet in a fixed shared-memory tree, so a fixed
- *        grid gives fixed bits.
+ *        Each thread reads 16-byte vectors, 4 in flight, into 4 independent
+ *        sums (gr_vec_loop.cuh: scalar head and tail), folded as
+ *        (0 + 1) + (2 + 3); the threads' sums meet in a fixed shared-memory
+ *        tree, so a fixed grid gives fixed bits.
  * exact: every product exact (f64: TwoProduct by fma, both factors scaled
  *        into [0.5, 1) where the product or its error would underflow or
  *        overflow), added digit by digit to the block's wide accumulator in
@@ -55,6 +57,7 @@
 #include "gr_common.h"
 #include "gr_exact.cuh" /* gr_fpe_add: the TwoSum cascade of the exact sum kernel */
 #include "gr_vec_kernels.h"
+#include "gr_vec_loop.cuh"
 
 #include <stdint.h>
 
@@ -245,31 +248,69 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const v
     dot_exact_body<DT, SQ>(x, y, n, rec, blockIdx.x, gridDim.x, lim, cnt);
 }
 
+/* One thread's fast sums: GR_VEC_LOOP_U independent slots (gr_vec_loop.cuh), each with the three
+ * sums of Blue's f64 squares (s1, s2 only there) or one fused sum. */
+template <int DT, bool SQ>
+struct dot_fast_acc {
+    double s0[GR_VEC_LOOP_U], s1[GR_VEC_LOOP_U], s2[GR_VEC_LOOP_U];
+    __device__ __forceinline__ dot_fast_acc()
+    {
+#pragma unroll
+        for (int u = 0; u < GR_VEC_LOOP_U; ++u) {
+            /* -0.0: the additive identity, so a sum of only -0.0 products stays -0.0 */
+            s0[u] = SQ ? 0.0 : -0.0;
+            s1[u] = 0.0;
+            s2[u] = 0.0;
+        }
+    }
+    __device__ __forceinline__ void operator()(int u, double a, double b, uint64_t)
+    {
+        if (SQ && DT == GR_C_F64) {
+            double aa = fabs(a);
+            if (aa > 0x1p486) {
+                aa = __dmul_rn(aa, 0x1p-538);
+                s1[u] = __fma_rn(aa, aa, s1[u]);
+            } else if (aa < 0x1p-511) {
+                aa = __dmul_rn(aa, 0x1p537);
+                s2[u] = __fma_rn(aa, aa, s2[u]);
+            } else {
+                s0[u] = __fma_rn(aa, aa, s0[u]); /* NaN lands here and stays NaN */
+            }
+        } else {
+            /* f32 / half: the product is exact, fma adds it once; f64: fused */
+            s0[u] = __fma_rn(a, SQ ? a : b, s0[u]);
+        }
+    }
+};
+
+/* Slot sums combined in a fixed order: (0 + 1) + (2 + 3). */
+__device__ __forceinline__ double dot_fold4(const double (&s)[GR_VEC_LOOP_U])
+{
+    static_assert(GR_VEC_LOOP_U == 4, "dot_fold4 folds four slots");
+    return __dadd_rn(__dadd_rn(s[0], s[1]), __dadd_rn(s[2], s[3]));
+}
+
 /* Block blk of nblk: its fast record rec[blk]. sh: the block's shared memory. */
 template <int DT, bool SQ>
 __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint64_t n, gr_vec_fast_rec_t *rec,
                                               unsigned blk, unsigned nblk, double (*sh)[GR_VEC_BLOCK])
 {
-    /* -0.0: the additive identity, so a sum of only -0.0 products stays -0.0 */
-    double s0 = SQ ? 0.0 : -0.0, s1 = 0.0, s2 = 0.0;
-    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
-    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
-        double a = vload<DT>(x, i);
+    double s0, s1 = 0.0, s2 = 0.0;
+    if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
+        /* integers always take the exact kernel; this instance only keeps the dispatch whole */
+        s0 = SQ ? 0.0 : -0.0;
+        const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+        for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride)
+            s0 = __fma_rn((double)iload<DT>(x, i), (double)iload<DT>(SQ ? x : y, i), s0);
+    } else {
+        typedef typename gr_vec_elem<DT>::type T;
+        dot_fast_acc<DT, SQ> acc;
+        gr_vec_loop<T, !SQ>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                            (uint64_t)nblk * GR_VEC_BLOCK, acc);
+        s0 = dot_fold4(acc.s0);
         if (SQ && DT == GR_C_F64) {
-            double aa = fabs(a);
-            if (aa > 0x1p486) {
-                aa = __dmul_rn(aa, 0x1p-538);
-                s1 = __fma_rn(aa, aa, s1);
-            } else if (aa < 0x1p-511) {
-                aa = __dmul_rn(aa, 0x1p537);
-                s2 = __fma_rn(aa, aa, s2);
-            } else {
-                s0 = __fma_rn(aa, aa, s0); /* NaN lands here and stays NaN */
-            }
-        } else {
-            double b = SQ ? a : vload<DT>(y, i);
-            /* f32 / half: the product is exact, fma adds it once; f64: fused */
-            s0 = __fma_rn(a, b, s0);
+            s1 = dot_fold4(acc.s1);
+            s2 = dot_fold4(acc.s2);
         }
     }
     sh[0][threadIdx.x] = s0;
