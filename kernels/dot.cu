@@ -36,17 +36,20 @@
  *        No overflow: in a TwoSum |a[i]'| <= |a[i]| + |t| and |t'| <= |t|
  *        (round to nearest is monotone; the error of a rounded sum is at
  *        most the smaller addend), so each a[i] grows by less than 2^960 per
- *        term. A thread sees at most GR_VEC_EXACT_PER_BLOCK = 2^29 elements,
- *        2 terms each: |a[i]| < 2^30 2^960 = 2^990 and every TwoSum
- *        intermediate < 2^992, far from 2^1024, so every TwoSum is exact
- *        (Knuth's TwoSum is error-free for finite operands without overflow,
- *        subnormals included: no flush-to-zero here).
+ *        term. The host keeps n <= grid GR_VEC_EXACT_PER_BLOCK (2^29), and a
+ *        thread of the nt = grid GR_VEC_BLOCK threads sees at most
+ *        n / nt + L + 2 elements (gr_vec_loop.cuh: at most one head and one
+ *        tail element, whole L-element vectors of a grid-stride; L <= 8),
+ *        < 2^21 + 16 < 2^29, 2 terms each: |a[i]| < 2^30 2^960 = 2^990 and
+ *        every TwoSum intermediate < 2^992, far from 2^1024, so every TwoSum
+ *        is exact (Knuth's TwoSum is error-free for finite operands without
+ *        overflow, subnormals included: no flush-to-zero here).
  *        Capacity: an element makes at most two w_adds (each of its two terms
  *        is added to the limbs at most once: as itself or as its cascade's
  *        residual), each < 2^32 per limb, and each thread flushes K <= 3
- *        terms at its end: a limb receives < 2^29 2^33 + 3 GR_VEC_BLOCK 2^32
- *        < 2^63 in magnitude; the host keeps the elements per block <=
- *        GR_VEC_EXACT_PER_BLOCK = 2^29.
+ *        terms at its end. A block sees at most GR_VEC_BLOCK (n / nt + 10)
+ *        < 2^29 + 2^12 elements, so a limb receives < (2^29 + 2^12) 2^33 +
+ *        3 GR_VEC_BLOCK 2^32 < 2^63 in magnitude.
  * Batches: dot_fast_batch / dot_exact_batch run the jobs of a batch (any
  *        dtypes, dot or squares) in one launch; block b runs the body of its
  *        job's block b - first_block of that job's grid, the same code the
@@ -117,6 +120,20 @@ __device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shi
         atomicAdd(&lim[k + 2], (unsigned long long)d2);
 }
 
+/* frexp of a finite nonzero double, inline (the library call left a stack slot in the unrolled loop):
+ * a = m 2^e with 0.5 <= |m| < 1, exactly. Subnormals are first scaled by 2^54 (exact). */
+__device__ __forceinline__ double w_frexp(double a, int &e)
+{
+    int sh = 0;
+    if (fabs(a) < 0x1p-1022) {
+        a = __dmul_rn(a, 0x1p54);
+        sh = 54;
+    }
+    const long long bits = __double_as_longlong(a);
+    e = (int)((bits >> 52) & 0x7FF) - 1022 - sh;
+    return __longlong_as_double((bits & ~(0x7FFll << 52)) | (1022ll << 52));
+}
+
 /* One term t (finite) into the thread's expansion x; the residual, or t itself
  * when |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
 template <int K>
@@ -148,7 +165,7 @@ __device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&
     if (a == 0 || b == 0)
         return;
     int ea, eb;
-    double ma = frexp(a, &ea), mb = frexp(b, &eb);
+    double ma = w_frexp(a, ea), mb = w_frexp(b, eb);
     p = __dmul_rn(ma, mb);
     double e = __fma_rn(ma, mb, -p);
     w_add(lim, p, ea + eb);
@@ -169,33 +186,24 @@ __device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo,
         atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
 }
 
-/* Block blk of nblk: its exact record rec[blk]. lim, cnt: the block's shared memory. */
+/* One thread's exact state (header): the expansion xe in front of the block's limbs, and its counts.
+ * Visitor of gr_vec_loop: one expansion for all slots (the slot does not matter: the sum is exact). */
 template <int DT, bool SQ>
-__device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uint64_t n, gr_vec_exact_rec_t *rec,
-                                               unsigned blk, unsigned nblk, unsigned long long *lim,
-                                               unsigned long long *cnt)
-{
-    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
-        lim[k] = 0;
-    if (threadIdx.x < 4)
-        cnt[threadIdx.x] = 0;
-    __syncthreads();
-    uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
-    /* the thread's expansion (header): 3 terms for f64's p + e, 2 for f32 / half */
-    constexpr int K = DT == GR_C_F64 ? 3 : 2;
+struct dot_exact_acc {
+    static constexpr int K = DT == GR_C_F64 ? 3 : 2; /* f64: p + e per product; f32 / half: p alone */
+    unsigned long long *lim;
     double xe[K];
+    uint64_t nan, pinf, ninf, nnz;
+    __device__ __forceinline__ explicit dot_exact_acc(unsigned long long *l) : lim(l), nan(0), pinf(0), ninf(0), nnz(0)
+    {
 #pragma unroll
-    for (int k = 0; k < K; ++k)
-        xe[k] = 0.0;
-    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
-    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
-        if (DT == GR_C_I32 || DT == GR_C_I64) {
-            int64_t a = iload<DT>(x, i), b = SQ ? a : iload<DT>(y, i);
-            __int128 p = (__int128)a * (__int128)b;
-            w_add_i128(lim, (uint64_t)p, (int64_t)(p >> 64));
-            continue;
-        }
-        double a = vload<DT>(x, i), b = SQ ? a : vload<DT>(y, i);
+        for (int k = 0; k < K; ++k)
+            xe[k] = 0.0;
+    }
+    __device__ __forceinline__ void operator()(int, double a, double b, uint64_t)
+    {
+        if (SQ)
+            b = a;
         if (isfinite(a) && isfinite(b)) {
             double p = __dmul_rn(a, b);
             if (!(p == 0 && signbit(p)))
@@ -214,11 +222,43 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
                 ++ninf;
         }
     }
-    /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
+};
+
+/* Block blk of nblk: its exact record rec[blk]. lim, cnt: the block's shared memory. */
+template <int DT, bool SQ>
+__device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uint64_t n, gr_vec_exact_rec_t *rec,
+                                               unsigned blk, unsigned nblk, unsigned long long *lim,
+                                               unsigned long long *cnt)
+{
+    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
+        lim[k] = 0;
+    if (threadIdx.x < 4)
+        cnt[threadIdx.x] = 0;
+    __syncthreads();
+    uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
+    if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
+        const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+        for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
+            int64_t a = iload<DT>(x, i), b = SQ ? a : iload<DT>(y, i);
+            __int128 p = (__int128)a * (__int128)b;
+            w_add_i128(lim, (uint64_t)p, (int64_t)(p >> 64));
+        }
+    } else {
+        typedef typename gr_vec_elem<DT>::type T;
+        dot_exact_acc<DT, SQ> acc(lim);
+        /* 2 vectors in flight: the cascade is long, 4 would spill (ptxas, sm_90) */
+        gr_vec_loop<T, !SQ, 2>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                               (uint64_t)nblk * GR_VEC_BLOCK, acc);
+        /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
 #pragma unroll
-    for (int k = 0; k < K; ++k)
-        if (DT != GR_C_I32 && DT != GR_C_I64 && xe[k] != 0)
-            w_add(lim, xe[k], 0);
+        for (int k = 0; k < acc.K; ++k)
+            if (acc.xe[k] != 0)
+                w_add(lim, acc.xe[k], 0);
+        nan = acc.nan;
+        pinf = acc.pinf;
+        ninf = acc.ninf;
+        nnz = acc.nnz;
+    }
     if (nan)
         atomicAdd(&cnt[0], (unsigned long long)nan);
     if (pinf)
@@ -239,8 +279,9 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     }
 }
 
+/* __maxnreg__ (not __launch_bounds__, with which ptxas spilled the f64 instance): see dot_exact_batch */
 template <int DT, bool SQ>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const void *y, uint64_t n,
+__global__ void __maxnreg__(128) dot_exact(const void *x, const void *y, uint64_t n,
                                                           gr_vec_exact_rec_t *rec)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
@@ -371,9 +412,9 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_cons
 }
 
 /* The same for exact jobs (and every integer job). __maxnreg__ instead of __launch_bounds__: with the
- * twelve bodies inlined ptxas otherwise settles on 40 registers and spills (sm_90); 64 registers still
- * allow any block size up to 1024, and this launch uses GR_VEC_BLOCK. */
-__global__ void __maxnreg__(64) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+ * twelve bodies inlined ptxas otherwise settles on too few registers and spills (sm_90); this launch
+ * uses GR_VEC_BLOCK = 256 threads (128 registers: 2 blocks per SM). */
+__global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[4];

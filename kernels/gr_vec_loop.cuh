@@ -2,7 +2,7 @@
  * gr_vec_loop.cuh - the element loop of the vector-op kernels (dot.cu,
  * argext.cu): thread t of nt visits its grid-stride share of x[0..n) (and
  * y[0..n)) with 16-byte vector loads (gr_vec.cuh: float4, double2, 8 halves),
- * GR_VEC_LOOP_U vectors of each input in flight, as gr_thread.cuh does for
+ * U (default GR_VEC_LOOP_U) vectors of each input in flight, as gr_thread.cuh does for
  * the reduce:
  *   head: the elements before x's first 16-byte boundary (scalar, slot 0),
  *   body: whole vectors, grid-stride, in rounds of U: vector i + u nt of a
@@ -57,14 +57,13 @@ __device__ __forceinline__ void gr_lanes(H v, double (&o)[8])
     o[7] = hi.w;
 }
 
-/* T: float, double, __half or __nv_bfloat16. Y: whether y is read. */
-template <typename T, bool Y, typename F>
+/* T: float, double, __half or __nv_bfloat16. Y: whether y is read. U: vectors in flight (slots 0..U-1). */
+template <typename T, bool Y, int U = GR_VEC_LOOP_U, typename F>
 __device__ __forceinline__ void gr_vec_loop(const T *__restrict__ x, const T *__restrict__ y, uint64_t n,
                                             uint64_t t, uint64_t nt, F &f)
 {
     typedef typename gr_vec16<T>::type V;
     constexpr int L = 16 / sizeof(T);
-    constexpr int U = GR_VEC_LOOP_U;
     const uintptr_t ax = (uintptr_t)x;
     uint64_t head;
     if (ax % sizeof(T) != 0 || (Y && ((ax ^ (uintptr_t)y) & 15u) != 0)) {
