@@ -1,7 +1,7 @@
 /*
  * argext.cu - argmin and argmax with the global index, on the GPU. Launch:
  * grid blocks of GR_VEC_BLOCK threads, grid-stride loop (floating types:
- * 16-byte vectors, 4 in flight, gr_vec_loop.cuh); each thread keeps 4 states
+ * 16-byte vectors, 2 in flight, gr_vec_loop.cuh); each thread keeps 2 states
  * of gr_argext_t (src/core/gr_vec.h) and merges them, the block merges its threads'
  * states in shared memory and thread 0 writes one record per block. The merge
  * keeps the lowest global index among equal values and the lowest NaN index,
@@ -50,15 +50,16 @@ __device__ __forceinline__ void arg_init(gr_vec_arg_rec_t &a)
     a.fmin_i = a.fmax_i = a.imin_i = a.imax_i = a.nan_i = INT64_MAX;
 }
 
-/* One thread's floating states: GR_VEC_LOOP_U independent slots (gr_vec_loop.cuh), merged at the end.
+/* One thread's floating states: ARG_U independent slots (gr_vec_loop.cuh), merged at the end.
  * Comparisons take the index on ties, so neither the slots nor their order change the result. */
+#define ARG_U 2
 struct arg_acc {
-    gr_vec_arg_rec_t st[GR_VEC_LOOP_U];
+    gr_vec_arg_rec_t st[ARG_U];
     int64_t base;
     __device__ __forceinline__ explicit arg_acc(int64_t b) : base(b)
     {
 #pragma unroll
-        for (int u = 0; u < GR_VEC_LOOP_U; ++u)
+        for (int u = 0; u < ARG_U; ++u)
             arg_init(st[u]);
     }
     __device__ __forceinline__ void operator()(int u, double v, double, uint64_t i)
@@ -106,11 +107,14 @@ __device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t b
     } else {
         typedef typename gr_vec_elem<DT>::type T;
         arg_acc acc(base);
-        gr_vec_loop<T, false>((const T *)x, (const T *)nullptr, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
-                              (uint64_t)nblk * GR_VEC_BLOCK, acc);
+        /* 2 vectors in flight, 2 states (8 halves: 1 vector, slot 0 only): more spill at the 64
+         * registers of 4 blocks per SM (ptxas, sm_90) */
+        constexpr int U = sizeof(T) == 2 ? 1 : ARG_U;
+        gr_vec_loop<T, false, U>((const T *)x, (const T *)nullptr, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                                 (uint64_t)nblk * GR_VEC_BLOCK, acc);
         a = acc.st[0];
 #pragma unroll
-        for (int u = 1; u < GR_VEC_LOOP_U; ++u)
+        for (int u = 1; u < ARG_U; ++u)
             merge(a, acc.st[u]);
     }
     sh[threadIdx.x] = a;
@@ -124,8 +128,10 @@ __device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t b
         rec[blk] = sh[0];
 }
 
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec)
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) argext(const void *x, uint64_t n, int64_t base,
+                                                          gr_vec_arg_rec_t *rec)
 {
     __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
     argext_body<DT>(x, n, base, rec, blockIdx.x, gridDim.x, sh);
@@ -133,7 +139,9 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) argext(const void *x, uint64_t n
 
 /* A batch of jobs in one launch: block b runs the body of its job's block b - first_block, the code the
  * single launch runs for that block, so every record is the single launch's. */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) argext_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/* __maxnreg__(128), not 4 blocks per SM: a batch holds >= 2 jobs of 4 blocks per SM each, so it runs
+ * in waves anyway, and at 64 registers the inlined bodies spill. */
+__global__ void __maxnreg__(128) argext_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
     unsigned blk;

@@ -246,8 +246,9 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     } else {
         typedef typename gr_vec_elem<DT>::type T;
         dot_exact_acc<DT, SQ> acc(lim);
-        /* 2 vectors in flight: the cascade is long, 4 would spill (ptxas, sm_90) */
-        gr_vec_loop<T, !SQ, 2>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+        /* vectors in flight: 2 (f32, f64), 1 (8 halves); more spill at the 64 registers of 4 blocks per SM */
+        constexpr int U = sizeof(T) == 2 ? 1 : 2;
+        gr_vec_loop<T, !SQ, U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
                                (uint64_t)nblk * GR_VEC_BLOCK, acc);
         /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
 #pragma unroll
@@ -279,9 +280,9 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     }
 }
 
-/* __maxnreg__ (not __launch_bounds__, with which ptxas spilled the f64 instance): see dot_exact_batch */
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
-__global__ void __maxnreg__(128) dot_exact(const void *x, const void *y, uint64_t n,
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact(const void *x, const void *y, uint64_t n,
                                                           gr_vec_exact_rec_t *rec)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
@@ -373,8 +374,9 @@ __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint
     }
 }
 
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const void *y, uint64_t n,
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const void *y, uint64_t n,
                                                          gr_vec_fast_rec_t *rec)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
@@ -400,7 +402,9 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const vo
     }
 
 /* A batch of fast jobs in one launch: block b runs the body of its job's block b - first_block. */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/* __maxnreg__(128), not 4 blocks per SM: a batch holds >= 2 jobs of 4 blocks per SM each, so it runs
+ * in waves anyway, and at 64 registers the inlined bodies spill. */
+__global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
@@ -411,9 +415,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_cons
 #undef GR_FAST_CALL
 }
 
-/* The same for exact jobs (and every integer job). __maxnreg__ instead of __launch_bounds__: with the
- * twelve bodies inlined ptxas otherwise settles on too few registers and spills (sm_90); this launch
- * uses GR_VEC_BLOCK = 256 threads (128 registers: 2 blocks per SM). */
+/* The same for exact jobs (and every integer job); __maxnreg__(128) as dot_fast_batch. */
 __global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
