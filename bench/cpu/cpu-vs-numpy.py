@@ -9,7 +9,12 @@ the same size, and prints one table with the ratios and the goals of issue #22.
 
     python3 bench/cpu/cpu-vs-numpy.py [--n 2^26] [--reps 3] [--threads T]
                                   [--bin build-rel/gr_cpu_compare] [--no-numpy]
-                                  [--mpirun "mpirun -np 1"]
+                                  [--mpirun "mpirun -np 1"] [--pages huge|small]
+
+--pages: the page size every row's buffers ask for. huge (the default):
+numpy's own choice for its arrays (madvise(MADV_HUGEPAGE) where the kernel's
+THP setting allows it), and gr_cpu_compare's buffers the same; small: numpy's
+hugepage advice turned off and gr_cpu_compare's buffers from plain malloc.
 
 numpy is needed only for the numpy rows (pip install numpy); without it, or
 with --no-numpy, they are left out. Exit status: 0 when every row was measured
@@ -50,10 +55,16 @@ def median(v):
 class NumpyRows:
     """np.sum(a, dtype=np.float64) on f32 and f64 arrays of n uniform [0, 1) numbers."""
 
-    def __init__(self, n):
+    def __init__(self, n, huge):
         import numpy as np
 
         self.np = np
+        if not huge:
+            try:
+                from numpy._core import multiarray
+            except ImportError:  # numpy < 2
+                from numpy.core import multiarray
+            multiarray._set_madvise_hugepage(False)
         a64 = np.random.default_rng(1).random(n)
         self.arrays = {"f32": a64.astype(np.float32), "f64": a64}
         for a in self.arrays.values():
@@ -81,6 +92,8 @@ def main():
     ap.add_argument("--bin", default=None, help="gr_cpu_compare (default: build-rel/, build/ or build-cpu/)")
     ap.add_argument("--mpirun", default="", help="launcher prefix, e.g. 'mpirun -np 1' (default: run directly)")
     ap.add_argument("--no-numpy", action="store_true", help="leave the numpy rows out")
+    ap.add_argument("--pages", choices=("huge", "small"), default="huge",
+                    help="page size the buffers ask for (default huge, as numpy does)")
     a = ap.parse_args()
     try:
         n, small = parse_count(a.n), parse_count(a.small)
@@ -101,13 +114,13 @@ def main():
     npr, npver = None, None
     if not a.no_numpy:
         try:
-            npr = NumpyRows(n)
+            npr = NumpyRows(n, a.pages == "huge")
             npver = npr.np.__version__
         except ImportError:
             print("# numpy not installed: numpy rows left out (pip install numpy)")
     load0 = os.getloadavg()[0]
     cmd = shlex.split(a.mpirun) + [binary, "--n", str(n), "--reps", "1", "--calls", str(a.calls),
-                                   "--small", str(small)]
+                                   "--small", str(small), "--pages", a.pages]
     if a.threads > 0:
         cmd += ["--threads", str(a.threads)]
     runs, call_runs, np_runs, header, threads = {}, {}, {}, "", 1

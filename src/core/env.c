@@ -29,6 +29,10 @@ static const gr_env_var_t g_vars[GR_ENV_COUNT] = {
                          1},
     [GR_ENV_PROGRESS_AFTER] = {"GR_PROGRESS_AFTER", "0.5 on a terminal, 5 elsewhere",
                                "CLI progress: seconds a phase runs before its first line (0: every phase)", 1},
+    [GR_ENV_CPU_ISA] = {"GR_CPU_ISA", "auto (the best level the CPU has)",
+                        "cpu backend: the instruction-set level of its loops: baseline (SSE2 on x86-64), avx2, "
+                        "avx512; a level the CPU lacks gives the best one below it. Every level gives the same "
+                        "bits", 1},
     [GR_ENV_CUDA_VISIBLE_DEVICES] = {"CUDA_VISIBLE_DEVICES", "all GPUs", "the GPUs CUDA shows this process", 0},
     [GR_ENV_OMPI_COMM_WORLD_LOCAL_RANK] = {"OMPI_COMM_WORLD_LOCAL_RANK", "unset",
                                            "Open MPI: the node-local rank (first choice for the local rank)", 0},

@@ -217,6 +217,22 @@ GR_HD int64_t gr_gen_int(int gen, int dtype, gr_gen_keys_t k, uint64_t i)
  * Per-element terms.
  * ------------------------------------------------------------------------- */
 
+/* Element i of a floating array of dtype GR_C_F32, F64, F16 or BF16, widened
+ * exactly to f64 (the halves through their f32 bits, gr_half.h). */
+GR_HD double gr_load_f(const void *p, int dtype, uint64_t i)
+{
+    switch (dtype) {
+    case GR_C_F32:
+        return (double)((const float *)p)[i];
+    case GR_C_F16:
+        return (double)gr_f16_bits_to_f32(((const uint16_t *)p)[i]);
+    case GR_C_BF16:
+        return (double)gr_bf16_bits_to_f32(((const uint16_t *)p)[i]);
+    default:
+        return ((const double *)p)[i];
+    }
+}
+
 /* x^p for p in 1..8 by left-to-right multiplication, the order both backends use. */
 GR_HD double gr_powd(double x, int p)
 {

@@ -21,6 +21,7 @@ typedef enum gr_env_id {
     GR_ENV_BENCH_STATS_BLOCK,
     GR_ENV_PROGRESS,
     GR_ENV_PROGRESS_AFTER,
+    GR_ENV_CPU_ISA,
     /* set by others, read by us */
     GR_ENV_CUDA_VISIBLE_DEVICES,
     GR_ENV_OMPI_COMM_WORLD_LOCAL_RANK,

@@ -17,3 +17,10 @@ if(Python3_Interpreter_FOUND)
     ENVIRONMENT "${GR_MPI_ENV};ASAN_OPTIONS=detect_leaks=0"
     PASS_REGULAR_EXPRESSION "# goals \\(issue #22\\)")
 endif()
+
+# Every instruction-set level of the loops (baseline, avx2, avx512: those this
+# build and CPU have) against the baseline, bit for bit, and GR_CPU_ISA through
+# the public API; skips where the baseline is the only level.
+gr_test_exe(unit_cpu_isa SOURCES ${GR_TEST_DIR}/unit/test_cpu_isa.c)
+gr_add_mpi_test(unit_cpu_isa NP 1 COMMAND $<TARGET_FILE:unit_cpu_isa> LABELS "unit;exact" TIMEOUT 300
+  ENV "ASAN_OPTIONS=detect_leaks=0")

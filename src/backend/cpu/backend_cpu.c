@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "cpu_kernels.h"
 #include "cpu_pool.h"
+#include "gr_env.h"
 #include "gr_internal.h"
 
 #include <math.h>
@@ -26,6 +27,7 @@
 
 typedef struct cpu_state {
     int threads;
+    const gr_cpu_kernels_t *k; /* the loops of one instruction-set level, chosen at init */
     gr_cpu_pool_t *pool;
     unsigned char *parts;  /* threads x GR_CPU_PART_STRIDE */
     pthread_mutex_t parts_mu; /* parts belong to one multithreaded call at a time */
@@ -63,8 +65,9 @@ static gr_result_t cpu_init(gr_ctx_t ctx, void **state)
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate the cpu backend's thread pool for %d threads", want);
     }
     s->threads = gr_cpu_pool_size(s->pool);
+    s->k = gr_cpu_kernels_select(gr_env(GR_ENV_CPU_ISA));
     pthread_mutex_init(&s->parts_mu, NULL);
-    GR_INFO(GR_SUB_CPU, "cpu backend: %d thread(s)", s->threads);
+    GR_INFO(GR_SUB_CPU, "cpu backend: %d thread(s), %s loops", s->threads, gr_cpu_isa_name(s->k->isa));
     *state = s;
     return GR_SUCCESS;
 }
@@ -114,6 +117,7 @@ typedef void (*chunk_fn)(const job_t *job, gr_partial_t *p, uint64_t first, uint
 
 struct job {
     chunk_fn fn;
+    const gr_cpu_kernels_t *k; /* reduce: the loops */
     uint64_t count, nchunks;
     atomic_uint_fast64_t next_chunk; /* the next chunk nobody has claimed */
     const gr_desc_t *d;
@@ -259,15 +263,15 @@ static void reduce_chunk(const job_t *job, gr_partial_t *p, uint64_t first, uint
     memset(&loc, 0, sizeof(loc));
     loc.count = n;
     if (!gr_c_is_float(dt)) {
-        gr_cpu_int(in, dt, op, pw, n, &loc);
+        job->k->int_local(in, dt, op, pw, n, &loc);
     } else if (op == GR_C_MIN || op == GR_C_MAX) {
-        loc.f = gr_cpu_minmax_f(in, dt, op, n);
+        loc.f = job->k->minmax_f(in, dt, op, n);
     } else if (d->mode == GR_MODE_EXACT) {
-        (void)gr_cpu_exact_f(p, in, dt, op, pw, n);
+        (void)job->k->exact_f(p, in, dt, op, pw, n);
         p->count += (int64_t)n;
         return;
     } else {
-        loc.f = gr_cpu_fast_sum_f(in, dt, op, pw, n);
+        loc.f = job->k->fast_sum_f(in, dt, op, pw, n);
     }
     gr_partial_add_local(p, d, &loc);
 }
@@ -282,6 +286,7 @@ static gr_result_t cpu_reduce(gr_ctx_t ctx, void *state, const void *ptr, int on
     job_t job;
     memset(&job, 0, sizeof(job));
     job.fn = reduce_chunk;
+    job.k = s->k;
     job.count = count;
     job.in = ptr;
     job.d = d;

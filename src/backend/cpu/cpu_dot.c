@@ -29,21 +29,8 @@
 #define SSML 0x1p537
 #define SBIG 0x1p-538
 
-/* Plain per-element loads: widen the 2-byte halves through integer bits
- * (gr_half.h), no vectorised conversion tricks. */
-static inline double load_f(const void *p, gr_dtype_t t, uint64_t i)
-{
-    switch (t) {
-    case GR_F32:
-        return (double)((const float *)p)[i];
-    case GR_F16:
-        return (double)gr_f16_bits_to_f32(((const uint16_t *)p)[i]);
-    case GR_BF16:
-        return (double)gr_bf16_bits_to_f32(((const uint16_t *)p)[i]);
-    default:
-        return ((const double *)p)[i];
-    }
-}
+/* Plain per-element loads (gr_load_f), no vectorised conversion tricks. */
+static inline double load_f(const void *p, gr_dtype_t t, uint64_t i) { return gr_load_f(p, (int)t, i); }
 
 static inline int64_t load_i(const void *p, gr_dtype_t t, uint64_t i)
 {
