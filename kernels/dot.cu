@@ -7,8 +7,10 @@
  * fast:  f32 / f16 / bf16 products (and squares) are exact in f64 and summed
  *        in f64; f64 products are fused into the f64 sum (fma); f64 squares
  *        use Blue's three sums (the constants of src/backend/cpu/cpu_dot.c).
- *        Each thread's sums meet in a fixed shared-memory tree, so a fixed
- *        grid gives fixed bits.
+ *        Each thread reads 16-byte vectors, 4 in flight, into 4 independent
+ *        sums (gr_vec_loop.cuh: scalar head and tail), folded as
+ *        (0 + 1) + (2 + 3); the threads' sums meet in a fixed shared-memory
+ *        tree, so a fixed grid gives fixed bits.
  * exact: every product exact (f64: TwoProduct by fma, both factors scaled
  *        into [0.5, 1) where the product or its error would underflow or
  *        overflow), added digit by digit to the block's wide accumulator in
@@ -16,8 +18,38 @@
  *        2^0 at bit GR_VEC_WBIAS). Integer adds commute: any schedule, any
  *        grid gives the same total, hence the same bits as the cpu backend.
  *        Integers always take this path (128-bit products).
- *        Capacity: an element adds < 2^33 to a limb; the host keeps the
- *        elements per block <= GR_VEC_EXACT_PER_BLOCK = 2^29.
+ *        In front of the limbs each thread keeps a floating-point expansion
+ *        a[0..K) (K = 3 for f64, whose product has two terms p and
+ *        e = fma(a, b, -p); K = 2 for f32 / f16 / bf16, whose product p is
+ *        exact and e = 0), as the exact sum kernel does (gr_exact.cuh): each
+ *        term t goes through a cascade of K error-free TwoSums, a[i] + t ->
+ *        (a[i]', t'), and the last t' (the residual r, usually 0) is added
+ *        to the limbs by w_add when r != 0. Each TwoSum keeps a[i] + t
+ *        exactly, so at every step sum(a) + (everything added to the limbs)
+ *        is the exact sum of the thread's terms; at the end of its loop the
+ *        thread adds its K expansion terms to the limbs (w_add: exact), so
+ *        the limbs hold the exact total as before and the result (the exact
+ *        value rounded once on the host) cannot change.
+ *        Products whose p needs the scaled path (|p| < 2^-968 or > 2^1020)
+ *        and terms of magnitude >= 2^960 bypass the expansion to the limbs
+ *        (w_add with their shift), so every expansion term is < 2^960.
+ *        No overflow: in a TwoSum |a[i]'| <= |a[i]| + |t| and |t'| <= |t|
+ *        (round to nearest is monotone; the error of a rounded sum is at
+ *        most the smaller addend), so each a[i] grows by less than 2^960 per
+ *        term. The host keeps n <= grid GR_VEC_EXACT_PER_BLOCK (2^29), and a
+ *        thread of the nt = grid GR_VEC_BLOCK threads sees at most
+ *        n / nt + L + 2 elements (gr_vec_loop.cuh: at most one head and one
+ *        tail element, whole L-element vectors of a grid-stride; L <= 8),
+ *        < 2^21 + 16 < 2^29, 2 terms each: |a[i]| < 2^30 2^960 = 2^990 and
+ *        every TwoSum intermediate < 2^992, far from 2^1024, so every TwoSum
+ *        is exact (Knuth's TwoSum is error-free for finite operands without
+ *        overflow, subnormals included: no flush-to-zero here).
+ *        Capacity: an element makes at most two w_adds (each of its two terms
+ *        is added to the limbs at most once: as itself or as its cascade's
+ *        residual), each < 2^32 per limb, and each thread flushes K <= 3
+ *        terms at its end. A block sees at most GR_VEC_BLOCK (n / nt + 10)
+ *        < 2^29 + 2^12 elements, so a limb receives < (2^29 + 2^12) 2^33 +
+ *        3 GR_VEC_BLOCK 2^32 < 2^63 in magnitude.
  * Batches: dot_fast_batch / dot_exact_batch run the jobs of a batch (any
  *        dtypes, dot or squares) in one launch; block b runs the body of its
  *        job's block b - first_block of that job's grid, the same code the
@@ -26,7 +58,9 @@
  * Nothing here may be compiled with fast-math or flush-to-zero.
  */
 #include "gr_common.h"
+#include "gr_exact.cuh" /* gr_fpe_add: the TwoSum cascade of the exact sum kernel */
 #include "gr_vec_kernels.h"
+#include "gr_vec_loop.cuh"
 
 #include <stdint.h>
 
@@ -86,21 +120,52 @@ __device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shi
         atomicAdd(&lim[k + 2], (unsigned long long)d2);
 }
 
-/* The exact product a*b of two finite doubles. */
-__device__ __forceinline__ void w_add_product(unsigned long long *lim, double a, double b)
+/* frexp of a finite nonzero double, inline (the library call left a stack slot in the unrolled loop):
+ * a = m 2^e with 0.5 <= |m| < 1, exactly. Subnormals are first scaled by 2^54 (exact). */
+__device__ __forceinline__ double w_frexp(double a, int &e)
+{
+    int sh = 0;
+    if (fabs(a) < 0x1p-1022) {
+        a = __dmul_rn(a, 0x1p54);
+        sh = 54;
+    }
+    const long long bits = __double_as_longlong(a);
+    e = (int)((bits >> 52) & 0x7FF) - 1022 - sh;
+    return __longlong_as_double((bits & ~(0x7FFll << 52)) | (1022ll << 52));
+}
+
+/* One term t (finite) into the thread's expansion x; the residual, or t itself
+ * when |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
+template <int K>
+__device__ __forceinline__ void x_add(unsigned long long *lim, double (&x)[K], double t)
+{
+    if (fabs(t) >= 0x1p960) {
+        w_add(lim, t, 0);
+        return;
+    }
+    const double r = gr_fpe_add(x, t);
+    if (r != 0)
+        w_add(lim, r, 0);
+}
+
+/* The exact product a*b of two finite doubles: through the expansion x when
+ * p and its error e are ordinary doubles, else scaled straight to the limbs. */
+template <int K>
+__device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&x)[K], double a, double b)
 {
     double p = __dmul_rn(a, b);
     double ap = fabs(p);
     if (ap >= 0x1p-968 && ap <= 0x1p1020) {
         double e = __fma_rn(a, b, -p);
-        w_add(lim, p, 0);
-        w_add(lim, e, 0);
+        x_add(lim, x, p);
+        if (e != 0)
+            x_add(lim, x, e);
         return;
     }
     if (a == 0 || b == 0)
         return;
     int ea, eb;
-    double ma = frexp(a, &ea), mb = frexp(b, &eb);
+    double ma = w_frexp(a, ea), mb = w_frexp(b, eb);
     p = __dmul_rn(ma, mb);
     double e = __fma_rn(ma, mb, -p);
     w_add(lim, p, ea + eb);
@@ -121,6 +186,44 @@ __device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo,
         atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
 }
 
+/* One thread's exact state (header): the expansion xe in front of the block's limbs, and its counts.
+ * Visitor of gr_vec_loop: one expansion for all slots (the slot does not matter: the sum is exact). */
+template <int DT, bool SQ>
+struct dot_exact_acc {
+    static constexpr int K = DT == GR_C_F64 ? 3 : 2; /* f64: p + e per product; f32 / half: p alone */
+    unsigned long long *lim;
+    double xe[K];
+    uint64_t nan, pinf, ninf, nnz;
+    __device__ __forceinline__ explicit dot_exact_acc(unsigned long long *l) : lim(l), nan(0), pinf(0), ninf(0), nnz(0)
+    {
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            xe[k] = 0.0;
+    }
+    __device__ __forceinline__ void operator()(int, double a, double b, uint64_t)
+    {
+        if (SQ)
+            b = a;
+        if (isfinite(a) && isfinite(b)) {
+            double p = __dmul_rn(a, b);
+            if (!(p == 0 && signbit(p)))
+                ++nnz;
+            if (DT == GR_C_F64)
+                w_add_product(lim, xe, a, b);
+            else
+                x_add(lim, xe, p); /* exact: 24 + 24 significant bits, |p| < 2^256 */
+        } else {
+            double t = a * b; /* NaN or Inf as IEEE: Inf * 0 is NaN */
+            if (isnan(t))
+                ++nan;
+            else if (t > 0)
+                ++pinf;
+            else
+                ++ninf;
+        }
+    }
+};
+
 /* Block blk of nblk: its exact record rec[blk]. lim, cnt: the block's shared memory. */
 template <int DT, bool SQ>
 __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uint64_t n, gr_vec_exact_rec_t *rec,
@@ -133,32 +236,29 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
         cnt[threadIdx.x] = 0;
     __syncthreads();
     uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
-    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
-    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
-        if (DT == GR_C_I32 || DT == GR_C_I64) {
+    if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
+        const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+        for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
             int64_t a = iload<DT>(x, i), b = SQ ? a : iload<DT>(y, i);
             __int128 p = (__int128)a * (__int128)b;
             w_add_i128(lim, (uint64_t)p, (int64_t)(p >> 64));
-            continue;
         }
-        double a = vload<DT>(x, i), b = SQ ? a : vload<DT>(y, i);
-        if (isfinite(a) && isfinite(b)) {
-            double p = __dmul_rn(a, b);
-            if (!(p == 0 && signbit(p)))
-                ++nnz;
-            if (DT == GR_C_F64)
-                w_add_product(lim, a, b);
-            else
-                w_add(lim, p, 0); /* exact: 24 + 24 significant bits, exponents within f64 */
-        } else {
-            double t = a * b; /* NaN or Inf as IEEE: Inf * 0 is NaN */
-            if (isnan(t))
-                ++nan;
-            else if (t > 0)
-                ++pinf;
-            else
-                ++ninf;
-        }
+    } else {
+        typedef typename gr_vec_elem<DT>::type T;
+        dot_exact_acc<DT, SQ> acc(lim);
+        /* vectors in flight: 2 (f32, f64), 1 (8 halves); more spill at the 64 registers of 4 blocks per SM */
+        constexpr int U = sizeof(T) == 2 ? 1 : 2;
+        gr_vec_loop<T, !SQ, U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                               (uint64_t)nblk * GR_VEC_BLOCK, acc);
+        /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
+#pragma unroll
+        for (int k = 0; k < acc.K; ++k)
+            if (acc.xe[k] != 0)
+                w_add(lim, acc.xe[k], 0);
+        nan = acc.nan;
+        pinf = acc.pinf;
+        ninf = acc.ninf;
+        nnz = acc.nnz;
     }
     if (nan)
         atomicAdd(&cnt[0], (unsigned long long)nan);
@@ -180,8 +280,9 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     }
 }
 
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const void *y, uint64_t n,
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact(const void *x, const void *y, uint64_t n,
                                                           gr_vec_exact_rec_t *rec)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
@@ -189,31 +290,69 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact(const void *x, const v
     dot_exact_body<DT, SQ>(x, y, n, rec, blockIdx.x, gridDim.x, lim, cnt);
 }
 
+/* One thread's fast sums: GR_VEC_LOOP_U independent slots (gr_vec_loop.cuh), each with the three
+ * sums of Blue's f64 squares (s1, s2 only there) or one fused sum. */
+template <int DT, bool SQ>
+struct dot_fast_acc {
+    double s0[GR_VEC_LOOP_U], s1[GR_VEC_LOOP_U], s2[GR_VEC_LOOP_U];
+    __device__ __forceinline__ dot_fast_acc()
+    {
+#pragma unroll
+        for (int u = 0; u < GR_VEC_LOOP_U; ++u) {
+            /* -0.0: the additive identity, so a sum of only -0.0 products stays -0.0 */
+            s0[u] = SQ ? 0.0 : -0.0;
+            s1[u] = 0.0;
+            s2[u] = 0.0;
+        }
+    }
+    __device__ __forceinline__ void operator()(int u, double a, double b, uint64_t)
+    {
+        if (SQ && DT == GR_C_F64) {
+            double aa = fabs(a);
+            if (aa > 0x1p486) {
+                aa = __dmul_rn(aa, 0x1p-538);
+                s1[u] = __fma_rn(aa, aa, s1[u]);
+            } else if (aa < 0x1p-511) {
+                aa = __dmul_rn(aa, 0x1p537);
+                s2[u] = __fma_rn(aa, aa, s2[u]);
+            } else {
+                s0[u] = __fma_rn(aa, aa, s0[u]); /* NaN lands here and stays NaN */
+            }
+        } else {
+            /* f32 / half: the product is exact, fma adds it once; f64: fused */
+            s0[u] = __fma_rn(a, SQ ? a : b, s0[u]);
+        }
+    }
+};
+
+/* Slot sums combined in a fixed order: (0 + 1) + (2 + 3). */
+__device__ __forceinline__ double dot_fold4(const double (&s)[GR_VEC_LOOP_U])
+{
+    static_assert(GR_VEC_LOOP_U == 4, "dot_fold4 folds four slots");
+    return __dadd_rn(__dadd_rn(s[0], s[1]), __dadd_rn(s[2], s[3]));
+}
+
 /* Block blk of nblk: its fast record rec[blk]. sh: the block's shared memory. */
 template <int DT, bool SQ>
 __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint64_t n, gr_vec_fast_rec_t *rec,
                                               unsigned blk, unsigned nblk, double (*sh)[GR_VEC_BLOCK])
 {
-    /* -0.0: the additive identity, so a sum of only -0.0 products stays -0.0 */
-    double s0 = SQ ? 0.0 : -0.0, s1 = 0.0, s2 = 0.0;
-    const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
-    for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
-        double a = vload<DT>(x, i);
+    double s0, s1 = 0.0, s2 = 0.0;
+    if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
+        /* integers always take the exact kernel; this instance only keeps the dispatch whole */
+        s0 = SQ ? 0.0 : -0.0;
+        const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
+        for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride)
+            s0 = __fma_rn((double)iload<DT>(x, i), (double)iload<DT>(SQ ? x : y, i), s0);
+    } else {
+        typedef typename gr_vec_elem<DT>::type T;
+        dot_fast_acc<DT, SQ> acc;
+        gr_vec_loop<T, !SQ>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                            (uint64_t)nblk * GR_VEC_BLOCK, acc);
+        s0 = dot_fold4(acc.s0);
         if (SQ && DT == GR_C_F64) {
-            double aa = fabs(a);
-            if (aa > 0x1p486) {
-                aa = __dmul_rn(aa, 0x1p-538);
-                s1 = __fma_rn(aa, aa, s1);
-            } else if (aa < 0x1p-511) {
-                aa = __dmul_rn(aa, 0x1p537);
-                s2 = __fma_rn(aa, aa, s2);
-            } else {
-                s0 = __fma_rn(aa, aa, s0); /* NaN lands here and stays NaN */
-            }
-        } else {
-            double b = SQ ? a : vload<DT>(y, i);
-            /* f32 / half: the product is exact, fma adds it once; f64: fused */
-            s0 = __fma_rn(a, b, s0);
+            s1 = dot_fold4(acc.s1);
+            s2 = dot_fold4(acc.s2);
         }
     }
     sh[0][threadIdx.x] = s0;
@@ -235,8 +374,9 @@ __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint
     }
 }
 
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const void *y, uint64_t n,
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const void *y, uint64_t n,
                                                          gr_vec_fast_rec_t *rec)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
@@ -262,7 +402,9 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast(const void *x, const vo
     }
 
 /* A batch of fast jobs in one launch: block b runs the body of its job's block b - first_block. */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/* __maxnreg__(128), not 4 blocks per SM: a batch holds >= 2 jobs of 4 blocks per SM each, so it runs
+ * in waves anyway, and at 64 registers the inlined bodies spill. */
+__global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
@@ -273,8 +415,8 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK) dot_fast_batch(const __grid_cons
 #undef GR_FAST_CALL
 }
 
-/* The same for exact jobs (and every integer job). */
-__global__ void __launch_bounds__(GR_VEC_BLOCK) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/* The same for exact jobs (and every integer job); __maxnreg__(128) as dot_fast_batch. */
+__global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[4];
