@@ -37,6 +37,15 @@ void gr_io_cause(int err, char *buf, size_t cap);
 /* Record a failure in f (the first one wins). */
 void gr_io_fault_set(gr_io_fault_t *f, const char *what, int err, uint64_t off, uint64_t len, uint64_t done);
 
+/* Read want bytes at off of an open file (fd) with POSIX pread (retried on EINTR and short
+ * reads): 0, or -1 with *f filled (errno, or eof for a file that ended early).
+ * The input pipeline reads its chunks this way: Open MPI 4.1.6's ompio was seen
+ * (H200 image, tests/fault read-eio) to return MPI_SUCCESS with the full count
+ * from MPI_File_read_at after its preadv failed with EIO, so a status cannot
+ * be trusted for reads; pread's return value can. The pipeline opens the fd once,
+ * beside the MPI handle, so a file replaced while it is read is still the one opened. */
+int gr_io_pread(int fd, uint64_t off, void *buf, size_t want, gr_io_fault_t *f);
+
 /* After an MPI-IO transfer of want bytes at off that returned rc and st:
  * return 0 when all bytes moved (after finishing a short transfer with POSIX
  * I/O on path), else -1 with the failure recorded in f. writing selects

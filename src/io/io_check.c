@@ -74,29 +74,45 @@ void gr_io_fault_set(gr_io_fault_t *f, const char *what, int err, uint64_t off, 
 
 /* Finish bytes [done, want) with POSIX I/O; returns 0 or the errno (-1 for
  * end of file on a read). */
-static int posix_finish(const char *path, int writing, uint64_t off, char *buf, size_t want, size_t *done)
+/* Bytes [done, want) on an open fd; returns 0 or the errno (-1 for end of
+ * file on a read). */
+static int fd_finish(int fd, int writing, uint64_t off, char *buf, size_t want, size_t *done)
 {
-    int fd = open(path, writing ? O_WRONLY | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    int e = 0;
     while (*done < want) {
         ssize_t k = writing ? pwrite(fd, buf + *done, want - *done, (off_t)(off + *done))
                             : pread(fd, buf + *done, want - *done, (off_t)(off + *done));
         if (k < 0) {
             if (errno == EINTR)
                 continue;
-            e = errno;
-            break;
+            return errno;
         }
-        if (k == 0) {
-            e = writing ? ENOSPC : -1; /* a write of 0 bytes makes no progress: the device is full */
-            break;
-        }
+        if (k == 0)
+            return writing ? ENOSPC : -1; /* a write of 0 bytes makes no progress: the device is full */
         *done += (size_t)k;
     }
+    return 0;
+}
+
+static int posix_finish(const char *path, int writing, uint64_t off, char *buf, size_t want, size_t *done)
+{
+    int fd = open(path, writing ? O_WRONLY | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int e = fd_finish(fd, writing, off, buf, want, done);
     close(fd);
     return e;
+}
+
+int gr_io_pread(int fd, uint64_t off, void *buf, size_t want, gr_io_fault_t *f)
+{
+    size_t done = 0;
+    int e = fd_finish(fd, 0, off, (char *)buf, want, &done);
+    if (e == 0)
+        return 0;
+    gr_io_fault_set(f, "pread", e > 0 ? e : 0, off, want, done);
+    f->eof = e < 0;
+    f->xfer = 1;
+    return -1;
 }
 
 int gr_io_check_transfer(const char *path, int writing, const char *what, int rc, MPI_Status *st, uint64_t off,

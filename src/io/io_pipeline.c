@@ -1,6 +1,7 @@
 /*
- * io_pipeline.c - read a file shard in chunks with collective MPI-IO and
- * reduce chunk k while chunk k+1 is read (see gr_stream.h).
+ * io_pipeline.c - read a file shard in chunks (pread on the file the MPI-IO
+ * open checked; gr_io.h says why not MPI_File_read_at) and reduce chunk k
+ * while chunk k+1 is read (see gr_stream.h).
  *
  * The generic stream works for any backend: each chunk is reduced by
  * ctx->ops->reduce on host memory in a helper thread, so the main thread
@@ -8,15 +9,19 @@
  * gives an exact partial and the partials are merged in chunk order, so in
  * exact mode the result is independent of the chunk size.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "gr_env.h"
 #include "gr_half.h"
 #include "gr_stats.h"
 #include "gr_io.h"
 #include "gr_stream.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the generic stream: a helper thread per chunk -------------------- */
 
@@ -200,6 +205,7 @@ gr_result_t gr_file_h2d_reference(gr_ctx_t ctx, size_t bytes, double *gbps)
 /* The state of one file reduction: what to read and the first error. */
 typedef struct pipe {
     MPI_File fh;
+    int fd; /* the same file, opened once for pread (gr_io.h says why), -1 when closed */
     const char *path;
     uint64_t byte_off, count, chunk_elems;
     size_t esz;
@@ -230,17 +236,16 @@ static void read_chunk(pipe_t *p, uint64_t k)
     void *buf = n ? p->so->buffer(p->stream, (int)(k % GR_STREAM_SLOTS)) : dummy;
     int want = (int)(n * p->esz);
     MPI_Offset off = (MPI_Offset)(p->byte_off + k * p->chunk_elems * p->esz);
-    MPI_Status st;
-    memset(&st, 0, sizeof(st));
+    /* POSIX pread, not MPI_File_read_at: its return value is the truth (gr_io.h) */
+    gr_io_fault_t f;
+    memset(&f, 0, sizeof(f));
     double t0 = gr_now();
-    int rc = MPI_File_read_at(p->fh, off, buf, want, MPI_BYTE, &st);
+    int bad = want > 0 && p->r == GR_SUCCESS ? gr_io_pread(p->fd, (uint64_t)off, buf, (size_t)want, &f) : 0;
     p->t->read += gr_now() - t0;
     p->t->chunks++;
     if (p->r != GR_SUCCESS)
         return;
-    gr_io_fault_t f;
-    memset(&f, 0, sizeof(f));
-    if (gr_io_check_transfer(p->path, 0, "MPI_File_read_at", rc, &st, (uint64_t)off, buf, (size_t)want, &f) != 0) {
+    if (bad) {
         char line[768];
         gr_io_fault_text(&f, line, sizeof(line));
         GR_ERROR(GR_SUB_IO, "input '%s': %s", p->path, line);
@@ -286,6 +291,16 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_
     GR_DEBUGLOG(GR_SUB_IO, "pipeline (%s stream): %llu elements at byte %llu, %llu reads of <= %llu elements",
                 p.so->name, (unsigned long long)count, (unsigned long long)byte_off, (unsigned long long)nchunks,
                 (unsigned long long)chunk_elems);
+    p.fd = -1;
+    if (p.r == GR_SUCCESS && count > 0 && (p.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        gr_io_fault_t f;
+        memset(&f, 0, sizeof(f));
+        gr_io_fault_set(&f, "open (for pread)", errno, 0, 0, 0);
+        char line[768];
+        gr_io_fault_text(&f, line, sizeof(line));
+        GR_ERROR(GR_SUB_IO, "input '%s': %s", path, line);
+        p.r = GR_ERR_IO;
+    }
     if (nchunks > 0)
         read_chunk(&p, 0);
     for (uint64_t k = 0; k < nchunks; ++k) {
@@ -312,6 +327,8 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_
     }
     if (p.stream)
         p.so->close(p.stream);
+    if (p.fd >= 0)
+        close(p.fd);
     return p.r;
 }
 
