@@ -50,6 +50,25 @@ typedef struct gr_vec_arg_rec {
     int64_t nan_i;
 } gr_vec_arg_rec_t;
 
+/* One folded record, of any kind (out[slot] of a batch: the largest kind's size). */
+typedef union gr_vec_out {
+    gr_vec_fast_rec_t fast;
+    gr_vec_exact_rec_t exact;
+    gr_vec_arg_rec_t arg;
+} gr_vec_out_t;
+
+/* A job's fold scratch, device memory: all zero before a launch, and left all zero by it (the job's
+ * last block resets it after writing out). Zero it once when it is allocated. */
+typedef struct gr_vec_fold {
+    gr_vec_exact_rec_t acc; /* exact: every block's carried limbs and counts, added with 64-bit atomics */
+    unsigned int ticket;    /* blocks of the job that have finished */
+    unsigned int reserved;
+} gr_vec_fold_t;
+
+/* argext: which sides a job computes (the record's other side stays the empty state). */
+#define GR_VEC_ARG_MIN 1
+#define GR_VEC_ARG_MAX 2
+
 /*
  * One job of a batch launch (gr_cuda_launch_dot_batch, gr_cuda_launch_argext_batch): the arguments of
  * its single launch, and its first block in the batch's grid. Jobs are in launch order: job j's blocks are
@@ -60,19 +79,27 @@ typedef struct gr_vec_job {
     const void *x, *y;        /* dot: y NULL for the sum of squares of x; argext: y unused */
     uint64_t n;
     int64_t base;             /* argext: global index of x[0] */
-    void *rec;                /* grid records of the job's kind */
+    void *rec;                /* grid records of the job's kind (fast, argext; exact jobs: unused) */
     int dtype;                /* GR_C_* */
     int grid;                 /* the job's own grid, as its single launch would have */
     unsigned int first_block;
-    int reserved;
+    unsigned short slot;      /* its fold scratch and out record: fold[slot], out[slot] of the batch */
+    unsigned short which;     /* argext: GR_VEC_ARG_MIN | GR_VEC_ARG_MAX */
 } gr_vec_job_t;
 /* Passed by value as the kernel's parameter (3.6 KB: within the 4 KB every CUDA version takes), declared
  * __grid_constant__ so that its address (a job's) is taken without a per-thread copy. */
 typedef struct gr_vec_jobs {
     int njobs;
     int reserved;
+    gr_vec_fold_t *fold; /* GR_VEC_JOBS_MAX fold scratches (job j uses fold[job[j].slot]) */
+    gr_vec_out_t *out;   /* GR_VEC_JOBS_MAX out records (job j writes out[job[j].slot]) */
     gr_vec_job_t job[GR_VEC_JOBS_MAX];
 } gr_vec_jobs_t;
+#ifdef __cplusplus
+static_assert(sizeof(gr_vec_jobs_t) <= 4096, "a batch's parameter must fit the 4 KB kernel parameter space");
+#else
+_Static_assert(sizeof(gr_vec_jobs_t) <= 4096, "a batch's parameter must fit the 4 KB kernel parameter space");
+#endif
 
 /* Blocks of one item's launch: 4 per SM (or grid_override > 0), no more than the elements need, and
  * enough that no exact block takes more than GR_VEC_EXACT_PER_BLOCK elements; 1 .. 2^20. The batch
@@ -109,19 +136,22 @@ static __device__ __forceinline__ const gr_vec_job_t *gr_vec_find_job(const gr_v
 #endif
 
 /*
- * dot(x, y) (y == NULL: sum of squares of x) of n elements of dtype (GR_C_*).
- * exact != 0: exact records (integers always take this path), else fast records. grid blocks of
- * GR_VEC_BLOCK threads; exact needs n <= grid * GR_VEC_EXACT_PER_BLOCK.
+ * dot(x, y) (y == NULL: sum of squares of x) of n elements of dtype (GR_C_*) into *out.
+ * exact != 0: an exact record (integers always take this path), else a fast record. grid blocks of
+ * GR_VEC_BLOCK threads; exact needs n <= grid * GR_VEC_EXACT_PER_BLOCK. rec: grid fast records
+ * (exact: unused, may be NULL); fold: the job's zeroed scratch (left zero).
  */
 cudaError_t gr_cuda_launch_dot(const void *x, const void *y, uint64_t n, int dtype, int exact, int grid, void *rec,
-                               cudaStream_t stream);
+                               gr_vec_fold_t *fold, gr_vec_out_t *out, cudaStream_t stream);
 
-/* argmin and argmax state of n elements of dtype, global indices base + i. */
-cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t base, int grid, gr_vec_arg_rec_t *rec,
+/* The argmin and/or argmax state (which: GR_VEC_ARG_MIN | GR_VEC_ARG_MAX) of n elements of dtype, global
+ * indices base + i, into *out. rec: grid records; fold: the job's zeroed scratch (left zero). */
+cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t base, int which, int grid,
+                                  gr_vec_arg_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out,
                                   cudaStream_t stream);
 
 /* Every job of a batch in one launch (exact: exact records, and every integer job; else fast records):
- * each job's records have the bits of its own gr_cuda_launch_dot with the same arguments and grid. */
+ * each job's out record has the bits of its own gr_cuda_launch_dot with the same arguments and grid. */
 cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, cudaStream_t stream);
 /* The same for argmin/argmax jobs (gr_cuda_launch_argext). */
 cudaError_t gr_cuda_launch_argext_batch(const gr_vec_jobs_t *jobs, cudaStream_t stream);

@@ -1,0 +1,42 @@
+/*
+ * gr_vec_fold.cuh - the end of every vector-op kernel (dot.cu, argext.cu):
+ * the grid's work folded into one record per job in the same launch.
+ *
+ * Each block first puts its part where the last block will find it (its
+ * record rec[blk], or atomics into the job's fold scratch), then calls
+ * gr_vec_last_block: a release fence, one ticket per block, and in the block
+ * whose ticket is grid - 1 an acquire fence, so that block sees every other
+ * block's writes (the pattern of CUDA's threadFenceReduction sample). The
+ * last block folds, writes out, and calls gr_vec_fold_done to leave the
+ * ticket zero for the next launch on the same scratch.
+ */
+#ifndef GR_VEC_FOLD_CUH
+#define GR_VEC_FOLD_CUH
+
+#include "gr_vec_kernels.h"
+
+/* Every thread of the block calls it after the block's writes; true in the job's last block. */
+__device__ __forceinline__ bool gr_vec_last_block(unsigned int *ticket, unsigned nblk)
+{
+    __shared__ bool last;
+    __threadfence(); /* this thread's record / atomics before the ticket */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(ticket, 1u) == nblk - 1u;
+    __syncthreads();
+    if (last)
+        __threadfence();
+    return last;
+}
+
+/* The last block, after its reads of the other blocks' parts: the ticket back to zero. */
+__device__ __forceinline__ void gr_vec_fold_done(unsigned int *ticket)
+{
+    if (threadIdx.x == 0)
+        *ticket = 0u;
+}
+
+/* A value another block wrote in this launch: through L2 (no stale L1 line). */
+template <typename T> __device__ __forceinline__ T gr_vec_ld_other(const T *p) { return __ldcg(p); }
+
+#endif /* GR_VEC_FOLD_CUH */
