@@ -1,16 +1,35 @@
 /*
- * argext.cu - argmin and argmax with the global index, on the GPU. Launch:
- * grid blocks of GR_VEC_BLOCK threads, grid-stride loop (floating types:
- * 16-byte vectors, 2 in flight, gr_vec_loop.cuh); each thread keeps 2 states
- * of gr_argext_t (src/core/gr_vec.h) and merges them, the block merges its threads'
- * states in shared memory and thread 0 writes one record per block. The merge
- * keeps the lowest global index among equal values and the lowest NaN index,
- * so any grid and any order gives the same value and index as the cpu
- * backend. -0.0 == +0.0 (IEEE): zeros tie, the lower index wins.
- * argext_batch runs many jobs (any dtypes) in one launch, each block the
- * body of its job's block, so each job's records are its single launch's.
+ * argext.cu - argmin and argmax with the global index, on the GPU, folded to
+ * one record per job in the same launch. Launch: grid blocks of
+ * GR_VEC_BLOCK threads; thread t of nt visits the grid-stride share of
+ * gr_vec_loop.cuh (head, 16-byte vectors t + k nt for k = 0, 1, ..., tail).
+ *
+ * The fast loop is specialised by dtype and side (W: GR_VEC_ARG_MIN,
+ * GR_VEC_ARG_MAX or both) and compares in the element's own type (f32;
+ * f16 / bf16 widened exactly to f32; f64; int32; int64). Per lane of a
+ * vector group (4 x 32-bit or 2 x 64-bit elements) a thread keeps the best
+ * value and a 32-bit position: its vector number k (times 2 plus the group,
+ * for the 8 halves of a vector). A lane sees its elements in increasing index
+ * order, so a strict comparison keeps the first of equal values, and the
+ * global index base + head + (t + k nt) L + group S + lane is built once, at
+ * the end. The start state (+-Inf or the integer limit, position 0) is right
+ * whenever the thread has a vector: if no element beats it, the first one
+ * (position 0) equals it. NaN compares false, so it never enters a lane; one
+ * predicate per element records that a thread saw one, and such a thread
+ * redoes its share with the exact per-element path (64-bit indices, the NaN
+ * index), so NaN-free data pays one instruction an element for NaN.
+ *
+ * The merge keeps the lowest global index among equal values and the lowest
+ * NaN index, so any grid, lane split and order gives the same record as the
+ * cpu backend (src/core/argext.c): -0.0 == +0.0 (IEEE), zeros tie, the lower
+ * index wins with its own sign. The side not asked for stays the empty state.
+ * Each block merges its threads (warp shuffles), writes rec[blk], and the
+ * job's last block (gr_vec_fold.cuh) merges every record into out->arg.
+ * argext_batch runs many jobs (any dtypes and sides) in one launch, each block
+ * the body of its job's block, so each job's records are its single launch's.
  */
 #include "gr_common.h"
+#include "gr_vec_fold.cuh"
 #include "gr_vec_kernels.h"
 #include "gr_vec_loop.cuh"
 
@@ -18,196 +37,561 @@
 
 namespace {
 
-__device__ __forceinline__ void merge(gr_vec_arg_rec_t &a, const gr_vec_arg_rec_t &b)
-{
-    if (b.nan_i < a.nan_i)
-        a.nan_i = b.nan_i;
-    if (b.fmin < a.fmin || (b.fmin == a.fmin && b.fmin_i < a.fmin_i)) {
-        a.fmin = b.fmin;
-        a.fmin_i = b.fmin_i;
-    }
-    if (b.fmax > a.fmax || (b.fmax == a.fmax && b.fmax_i < a.fmax_i)) {
-        a.fmax = b.fmax;
-        a.fmax_i = b.fmax_i;
-    }
-    if (b.imin < a.imin || (b.imin == a.imin && b.imin_i < a.imin_i)) {
-        a.imin = b.imin;
-        a.imin_i = b.imin_i;
-    }
-    if (b.imax > a.imax || (b.imax == a.imax && b.imax_i < a.imax_i)) {
-        a.imax = b.imax;
-        a.imax_i = b.imax_i;
-    }
-}
+constexpr int kMin = GR_VEC_ARG_MIN, kMax = GR_VEC_ARG_MAX;
 
 /* The empty state: no value seen. */
 __device__ __forceinline__ void arg_init(gr_vec_arg_rec_t &a)
 {
-    a.fmin = __longlong_as_double(0x7FF0000000000000ll);  /* +Inf */
+    a.fmin = __longlong_as_double(0x7FF0000000000000ll);             /* +Inf */
     a.fmax = __longlong_as_double((long long)0xFFF0000000000000ull); /* -Inf */
     a.imin = INT64_MAX;
     a.imax = INT64_MIN;
     a.fmin_i = a.fmax_i = a.imin_i = a.imax_i = a.nan_i = INT64_MAX;
 }
 
-/* One thread's floating states: ARG_U independent slots (gr_vec_loop.cuh), merged at the end.
- * Comparisons take the index on ties, so neither the slots nor their order change the result. */
-#define ARG_U 2
-struct arg_acc {
-    gr_vec_arg_rec_t st[ARG_U];
+/* (v, i) into one side: the lower value (LO) or the higher, the lower index on ties. */
+template <bool LO, typename C>
+__device__ __forceinline__ void side_put(C &best, int64_t &best_i, C v, int64_t i)
+{
+    if ((LO ? v < best : v > best) || (v == best && i < best_i)) {
+        best = v;
+        best_i = i;
+    }
+}
+
+/* b into a: the sides W of the floating (INT false) or integer fields, and the NaN index. */
+template <bool INT, int W>
+__device__ __forceinline__ void merge(gr_vec_arg_rec_t &a, const gr_vec_arg_rec_t &b)
+{
+    if constexpr (INT) {
+        if constexpr ((W & kMin) != 0)
+            side_put<true>(a.imin, a.imin_i, b.imin, b.imin_i);
+        if constexpr ((W & kMax) != 0)
+            side_put<false>(a.imax, a.imax_i, b.imax, b.imax_i);
+    } else {
+        if (b.nan_i < a.nan_i)
+            a.nan_i = b.nan_i;
+        if constexpr ((W & kMin) != 0)
+            side_put<true>(a.fmin, a.fmin_i, b.fmin, b.fmin_i);
+        if constexpr ((W & kMax) != 0)
+            side_put<false>(a.fmax, a.fmax_i, b.fmax, b.fmax_i);
+    }
+}
+
+/* One element by the exact path: floating v (halves widened) at global index gi. */
+template <int W>
+__device__ __forceinline__ void put_f(gr_vec_arg_rec_t &a, double v, int64_t gi)
+{
+    if (v != v) {
+        if (gi < a.nan_i)
+            a.nan_i = gi;
+        return;
+    }
+    if constexpr ((W & kMin) != 0)
+        side_put<true>(a.fmin, a.fmin_i, v, gi);
+    if constexpr ((W & kMax) != 0)
+        side_put<false>(a.fmax, a.fmax_i, v, gi);
+}
+template <int W>
+__device__ __forceinline__ void put_i(gr_vec_arg_rec_t &a, int64_t v, int64_t gi)
+{
+    if constexpr ((W & kMin) != 0)
+        side_put<true>(a.imin, a.imin_i, v, gi);
+    if constexpr ((W & kMax) != 0)
+        side_put<false>(a.imax, a.imax_i, v, gi);
+}
+
+/*
+ * Per dtype: T the element, V its 16-byte vector (L elements), C the compare type, the vector as R groups
+ * of S lanes (groups(v, g): lanes in index order, group h holds elements h S .. h S + S - 1), lo/hi the
+ * compare type's extremes (the start states), and put(): one element by the exact path.
+ */
+template <int DT>
+struct fast;
+template <>
+struct fast<GR_C_F32> {
+    typedef float T;
+    typedef float C;
+    static constexpr int R = 1, S = 4;
+    static constexpr bool INT = false;
+    __device__ static C lo() { return __int_as_float(0xFF800000); }
+    __device__ static C hi() { return __int_as_float(0x7F800000); }
+    __device__ static void groups(float4 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+        g[0][2] = v.z;
+        g[0][3] = v.w;
+    }
+};
+template <>
+struct fast<GR_C_F64> {
+    typedef double T;
+    typedef double C;
+    static constexpr int R = 1, S = 2;
+    static constexpr bool INT = false;
+    __device__ static C lo() { return __longlong_as_double((long long)0xFFF0000000000000ull); }
+    __device__ static C hi() { return __longlong_as_double(0x7FF0000000000000ll); }
+    __device__ static void groups(double2 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+    }
+};
+template <typename H>
+struct fast_half {
+    typedef H T;
+    typedef float C;
+    static constexpr int R = 2, S = 4;
+    static constexpr bool INT = false;
+    __device__ static C lo() { return __int_as_float(0xFF800000); }
+    __device__ static C hi() { return __int_as_float(0x7F800000); }
+    template <typename V>
+    __device__ static void groups(V v, C (&g)[R][S])
+    {
+        float4 a, b;
+        gr_widen8(v, a, b);
+        g[0][0] = a.x;
+        g[0][1] = a.y;
+        g[0][2] = a.z;
+        g[0][3] = a.w;
+        g[1][0] = b.x;
+        g[1][1] = b.y;
+        g[1][2] = b.z;
+        g[1][3] = b.w;
+    }
+};
+template <>
+struct fast<GR_C_F16> : fast_half<__half> {
+};
+template <>
+struct fast<GR_C_BF16> : fast_half<__nv_bfloat16> {
+};
+template <>
+struct fast<GR_C_I32> {
+    typedef int32_t T;
+    typedef int32_t C;
+    static constexpr int R = 1, S = 4;
+    static constexpr bool INT = true;
+    __device__ static C lo() { return INT32_MIN; }
+    __device__ static C hi() { return INT32_MAX; }
+    __device__ static void groups(int4 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+        g[0][2] = v.z;
+        g[0][3] = v.w;
+    }
+};
+template <>
+struct fast<GR_C_I64> {
+    typedef int64_t T;
+    typedef long long C;
+    static constexpr int R = 1, S = 2;
+    static constexpr bool INT = true;
+    __device__ static C lo() { return INT64_MIN; }
+    __device__ static C hi() { return INT64_MAX; }
+    __device__ static void groups(longlong2 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+    }
+};
+
+/* Element i of x by the exact path, at global index gi. */
+template <int DT, int W>
+__device__ __forceinline__ void put_elem(gr_vec_arg_rec_t &a, const typename fast<DT>::T *x, uint64_t i,
+                                         int64_t gi)
+{
+    if constexpr (fast<DT>::INT)
+        put_i<W>(a, (int64_t)x[i], gi);
+    else
+        put_f<W>(a, (double)gr_widen(x[i]), gi);
+}
+
+/* The exact path as a gr_vec_loop visitor (one slot). */
+template <int W>
+struct exact_visit {
+    gr_vec_arg_rec_t a;
     int64_t base;
-    __device__ __forceinline__ explicit arg_acc(int64_t b) : base(b)
+    __device__ __forceinline__ void operator()(int, double v, double, uint64_t i) { put_f<W>(a, v, base + (int64_t)i); }
+};
+
+/* Vectors in flight per thread. */
+#define ARG_U 4
+/* Vectors of a thread per 32-bit position range (positions k R + h < 2^31). */
+#define ARG_CHUNK ((uint64_t)1 << 29)
+
+/* One thread's lanes: best value and position per side. */
+template <int DT, int W>
+struct lanes {
+    typedef fast<DT> F;
+    typename F::C mn[F::S], mx[F::S];
+    uint32_t pmn[F::S], pmx[F::S];
+    __device__ __forceinline__ lanes()
     {
 #pragma unroll
-        for (int u = 0; u < ARG_U; ++u)
-            arg_init(st[u]);
+        for (int j = 0; j < F::S; ++j) {
+            mn[j] = F::hi();
+            mx[j] = F::lo();
+            pmn[j] = pmx[j] = 0u;
+        }
     }
-    __device__ __forceinline__ void operator()(int u, double v, double, uint64_t i)
+    /* Vector v at position kr = k R: strict comparisons, later positions lose ties. */
+    __device__ __forceinline__ void put(typename gr_vec16<typename F::T>::type v, uint32_t kr, bool &nan)
     {
-        const int64_t gi = base + (int64_t)i;
-        gr_vec_arg_rec_t &a = st[u];
-        if (v != v) {
-            if (gi < a.nan_i)
-                a.nan_i = gi;
-            return;
-        }
-        if (v < a.fmin || (v == a.fmin && gi < a.fmin_i)) {
-            a.fmin = v;
-            a.fmin_i = gi;
-        }
-        if (v > a.fmax || (v == a.fmax && gi < a.fmax_i)) {
-            a.fmax = v;
-            a.fmax_i = gi;
+        typename F::C g[F::R][F::S];
+        F::groups(v, g);
+#pragma unroll
+        for (int h = 0; h < F::R; ++h) {
+            const uint32_t p = kr + (uint32_t)h;
+#pragma unroll
+            for (int j = 0; j < F::S; ++j) {
+                const typename F::C c = g[h][j];
+                if constexpr ((W & kMin) != 0) {
+                    const bool b = c < mn[j];
+                    mn[j] = b ? c : mn[j];
+                    pmn[j] = b ? p : pmn[j];
+                }
+                if constexpr ((W & kMax) != 0) {
+                    const bool b = c > mx[j];
+                    mx[j] = b ? c : mx[j];
+                    pmx[j] = b ? p : pmx[j];
+                }
+                if constexpr (!F::INT)
+                    nan |= c != c;
+            }
         }
     }
 };
 
-/* Block blk of nblk: its record rec[blk]. sh: the block's shared memory. */
-template <int DT>
-__device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec,
-                                            unsigned blk, unsigned nblk, gr_vec_arg_rec_t *sh)
+/* The whole fast state of lanes (positions from vector kb of thread t) into a; the element of position p,
+ * lane j is x[head + (t + (kb + p / R) nt) L + (p % R) S + j]. */
+template <int DT, int W>
+__device__ __forceinline__ void lanes_out(const lanes<DT, W> &s, gr_vec_arg_rec_t &a, int64_t base, uint64_t head,
+                                          uint64_t t, uint64_t nt, uint64_t kb)
 {
-    gr_vec_arg_rec_t a;
-    arg_init(a);
-    if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
-        const uint64_t stride = (uint64_t)nblk * GR_VEC_BLOCK;
-        for (uint64_t i = (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x; i < n; i += stride) {
-            int64_t gi = base + (int64_t)i;
-            int64_t v = DT == GR_C_I32 ? (int64_t)((const int32_t *)x)[i] : ((const int64_t *)x)[i];
-            /* a thread's indices grow: strict comparisons keep its first */
-            if (v < a.imin) {
-                a.imin = v;
-                a.imin_i = gi;
-            }
-            if (v > a.imax) {
-                a.imax = v;
-                a.imax_i = gi;
-            }
+    typedef fast<DT> F;
+    constexpr int L = F::R * F::S;
+    const int64_t b0 = base + (int64_t)head;
+#pragma unroll
+    for (int j = 0; j < F::S; ++j) {
+        if constexpr ((W & kMin) != 0) {
+            const int64_t gi = b0 + (int64_t)((t + (kb + s.pmn[j] / F::R) * nt) * L + (s.pmn[j] % F::R) * F::S + j);
+            if constexpr (F::INT)
+                side_put<true>(a.imin, a.imin_i, (int64_t)s.mn[j], gi);
+            else
+                side_put<true>(a.fmin, a.fmin_i, (double)s.mn[j], gi);
+        }
+        if constexpr ((W & kMax) != 0) {
+            const int64_t gi = b0 + (int64_t)((t + (kb + s.pmx[j] / F::R) * nt) * L + (s.pmx[j] % F::R) * F::S + j);
+            if constexpr (F::INT)
+                side_put<false>(a.imax, a.imax_i, (int64_t)s.mx[j], gi);
+            else
+                side_put<false>(a.fmax, a.fmax_i, (double)s.mx[j], gi);
+        }
+    }
+}
+
+/* Elements [lo + t, hi) step nt by the exact path. */
+template <int DT, int W>
+__device__ __forceinline__ void exact_range(gr_vec_arg_rec_t &a, const typename fast<DT>::T *x, int64_t base,
+                                            uint64_t lo, uint64_t hi, uint64_t t, uint64_t nt)
+{
+    for (uint64_t i = lo + t; i < hi; i += nt)
+        put_elem<DT, W>(a, x, i, base + (int64_t)i);
+}
+
+/* Thread t of nt: its share of x[0..n) (global indices base + i) into a (the empty state on entry). */
+template <int DT, int W>
+__device__ __forceinline__ void thread_share(const void *xv, uint64_t n, int64_t base, uint64_t t, uint64_t nt,
+                                             gr_vec_arg_rec_t &a)
+{
+    typedef fast<DT> F;
+    typedef typename F::T T;
+    typedef typename gr_vec16<T>::type V;
+    constexpr int L = 16 / (int)sizeof(T);
+    const T *x = (const T *)xv;
+    const uintptr_t ax = (uintptr_t)x;
+    /* the split of gr_vec_loop.cuh (the exact path below takes it again) */
+    uint64_t head = n;
+    if (ax % sizeof(T) == 0) {
+        head = (uint64_t)((16u - (ax & 15u)) & 15u) / sizeof(T);
+        if (head > n)
+            head = n;
+    }
+    const uint64_t nvec = (n - head) / L;
+    const uint64_t nk = t < nvec ? (nvec - t - 1) / nt + 1 : 0; /* this thread's vectors */
+    const V *vx = (const V *)(x + head);
+    const uint32_t nt32 = (uint32_t)nt; /* nt <= 2^20 GR_VEC_BLOCK */
+    bool nan = false;
+    for (uint64_t kb = 0; kb < nk && !nan; kb += ARG_CHUNK) {
+        const uint32_t kn = (uint32_t)(nk - kb < ARG_CHUNK ? nk - kb : ARG_CHUNK);
+        lanes<DT, W> s;
+        const V *p = vx + (t + kb * nt);
+        uint32_t k = 0;
+        for (; k + ARG_U <= kn; k += ARG_U, p += (uint64_t)ARG_U * nt32) {
+            V v[ARG_U];
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                v[u] = gr_ldg(p + (uint64_t)((uint32_t)u * nt32));
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                s.put(v[u], (k + (uint32_t)u) * F::R, nan);
+        }
+        if (k < kn) {
+            /* the last, partial round: past the end, vector 0 of the round again (already seen, it
+             * ties and loses) */
+            V v[ARG_U];
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                v[u] = gr_ldg(p + (uint64_t)(k + (uint32_t)u < kn ? (uint32_t)u * nt32 : 0u));
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                s.put(v[u], (k + (uint32_t)u) * F::R, nan);
+        }
+        if (!nan)
+            lanes_out<DT, W>(s, a, base, head, t, nt, kb);
+    }
+    if constexpr (!F::INT) {
+        if (nan) { /* a NaN: this thread's share again by the exact path */
+            exact_visit<W> e;
+            arg_init(e.a);
+            e.base = base;
+            gr_vec_loop<T, false, 1>(x, (const T *)nullptr, n, t, nt, e);
+            a = e.a;
+            return;
+        }
+    }
+    exact_range<DT, W>(a, x, base, 0, head, t, nt);
+    exact_range<DT, W>(a, x, base, head + nvec * L, n, t, nt);
+}
+
+/* The fields of the sides W (and the NaN index) of a record from lane `from` of the warp (src + off). */
+template <bool INT, int W>
+__device__ __forceinline__ gr_vec_arg_rec_t shfl_rec(const gr_vec_arg_rec_t &a, int off)
+{
+    gr_vec_arg_rec_t b = a;
+    const unsigned m = 0xFFFFFFFFu;
+    if constexpr (INT) {
+        if constexpr ((W & kMin) != 0) {
+            b.imin = __shfl_down_sync(m, (long long)a.imin, off);
+            b.imin_i = __shfl_down_sync(m, (long long)a.imin_i, off);
+        }
+        if constexpr ((W & kMax) != 0) {
+            b.imax = __shfl_down_sync(m, (long long)a.imax, off);
+            b.imax_i = __shfl_down_sync(m, (long long)a.imax_i, off);
         }
     } else {
-        typedef typename gr_vec_elem<DT>::type T;
-        arg_acc acc(base);
-        /* 2 vectors in flight, 2 states (8 halves: 1 vector, slot 0 only): more spill at the 64
-         * registers of 4 blocks per SM (ptxas, sm_90) */
-        constexpr int U = sizeof(T) == 2 ? 1 : ARG_U;
-        gr_vec_loop<T, false, U>((const T *)x, (const T *)nullptr, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
-                                 (uint64_t)nblk * GR_VEC_BLOCK, acc);
-        a = acc.st[0];
+        b.nan_i = __shfl_down_sync(m, (long long)a.nan_i, off);
+        if constexpr ((W & kMin) != 0) {
+            b.fmin = __shfl_down_sync(m, a.fmin, off);
+            b.fmin_i = __shfl_down_sync(m, (long long)a.fmin_i, off);
+        }
+        if constexpr ((W & kMax) != 0) {
+            b.fmax = __shfl_down_sync(m, a.fmax, off);
+            b.fmax_i = __shfl_down_sync(m, (long long)a.fmax_i, off);
+        }
+    }
+    return b;
+}
+
+/* The block's records merged into thread 0's a (the others' a: partial). sh: 32 records of shared memory,
+ * free on entry (every thread of the block calls it). */
+template <bool INT, int W>
+__device__ __forceinline__ void block_merge(gr_vec_arg_rec_t &a, gr_vec_arg_rec_t *sh)
+{
+    constexpr int NW = GR_VEC_BLOCK / 32;
+    const unsigned lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
 #pragma unroll
-        for (int u = 1; u < ARG_U; ++u)
-            merge(a, acc.st[u]);
-    }
-    sh[threadIdx.x] = a;
+    for (int off = 16; off > 0; off >>= 1)
+        merge<INT, W>(a, shfl_rec<INT, W>(a, off));
+    if (lane == 0)
+        sh[warp] = a;
     __syncthreads();
-    for (int w = GR_VEC_BLOCK / 2; w > 0; w >>= 1) {
-        if (threadIdx.x < w)
-            merge(sh[threadIdx.x], sh[threadIdx.x + w]);
-        __syncthreads();
+    if (warp == 0) {
+        if (lane < NW)
+            a = sh[lane];
+        else
+            arg_init(a);
+#pragma unroll
+        for (int off = NW / 2; off > 0; off >>= 1)
+            merge<INT, W>(a, shfl_rec<INT, W>(a, off));
     }
+}
+
+/* Record b of another block of this launch: the sides W and the NaN index (the rest: the empty state). */
+template <bool INT, int W>
+__device__ __forceinline__ gr_vec_arg_rec_t load_other(const gr_vec_arg_rec_t *r)
+{
+    gr_vec_arg_rec_t b;
+    arg_init(b);
+    if constexpr (INT) {
+        if constexpr ((W & kMin) != 0) {
+            b.imin = gr_vec_ld_other(&r->imin);
+            b.imin_i = gr_vec_ld_other(&r->imin_i);
+        }
+        if constexpr ((W & kMax) != 0) {
+            b.imax = gr_vec_ld_other(&r->imax);
+            b.imax_i = gr_vec_ld_other(&r->imax_i);
+        }
+    } else {
+        b.nan_i = gr_vec_ld_other(&r->nan_i);
+        if constexpr ((W & kMin) != 0) {
+            b.fmin = gr_vec_ld_other(&r->fmin);
+            b.fmin_i = gr_vec_ld_other(&r->fmin_i);
+        }
+        if constexpr ((W & kMax) != 0) {
+            b.fmax = gr_vec_ld_other(&r->fmax);
+            b.fmax_i = gr_vec_ld_other(&r->fmax_i);
+        }
+    }
+    return b;
+}
+
+/* Block blk of nblk of one job: its record rec[blk]; the job's last block merges all nblk into out->arg and
+ * leaves fold's ticket zero. sh: 32 records of the block's shared memory. */
+template <int DT, int W>
+__device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec,
+                                            unsigned blk, unsigned nblk, gr_vec_fold_t *fold, gr_vec_out_t *out,
+                                            gr_vec_arg_rec_t *sh)
+{
+    constexpr bool INT = fast<DT>::INT;
+    gr_vec_arg_rec_t a;
+    arg_init(a);
+    thread_share<DT, W>(x, n, base, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x, (uint64_t)nblk * GR_VEC_BLOCK, a);
+    block_merge<INT, W>(a, sh);
     if (threadIdx.x == 0)
-        rec[blk] = sh[0];
+        rec[blk] = a;
+    if (!gr_vec_last_block(&fold->ticket, nblk))
+        return;
+    gr_vec_arg_rec_t f;
+    arg_init(f);
+    for (unsigned b = threadIdx.x; b < nblk; b += GR_VEC_BLOCK)
+        merge<INT, W>(f, load_other<INT, W>(rec + b));
+    block_merge<INT, W>(f, sh);
+    if (threadIdx.x == 0)
+        out->arg = f;
+    gr_vec_fold_done(&fold->ticket);
 }
 
 /* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
-template <int DT>
-__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) argext(const void *x, uint64_t n, int64_t base,
-                                                          gr_vec_arg_rec_t *rec)
+template <int DT, int W>
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4)
+    argext(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out)
 {
-    __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
-    argext_body<DT>(x, n, base, rec, blockIdx.x, gridDim.x, sh);
+    __shared__ gr_vec_arg_rec_t sh[32];
+    argext_body<DT, W>(x, n, base, rec, blockIdx.x, gridDim.x, fold, out, sh);
+}
+
+/* The body of a job's block for its sides (which, checked by the launchers). */
+template <int DT>
+__device__ __forceinline__ void argext_job(const gr_vec_jobs_t &jobs, const gr_vec_job_t *J, unsigned blk,
+                                           gr_vec_arg_rec_t *sh)
+{
+    gr_vec_arg_rec_t *rec = (gr_vec_arg_rec_t *)J->rec;
+    gr_vec_fold_t *fold = jobs.fold + J->slot;
+    gr_vec_out_t *out = jobs.out + J->slot;
+    const unsigned nblk = (unsigned)J->grid;
+    switch (J->which) {
+    case kMin:
+        argext_body<DT, kMin>(J->x, J->n, J->base, rec, blk, nblk, fold, out, sh);
+        break;
+    case kMax:
+        argext_body<DT, kMax>(J->x, J->n, J->base, rec, blk, nblk, fold, out, sh);
+        break;
+    default:
+        argext_body<DT, kMin | kMax>(J->x, J->n, J->base, rec, blk, nblk, fold, out, sh);
+        break;
+    }
 }
 
 /* A batch of jobs in one launch: block b runs the body of its job's block b - first_block, the code the
- * single launch runs for that block, so every record is the single launch's. */
+ * single launch runs for that block, so every record and out record is the single launch's. */
 /* __maxnreg__(128), not 4 blocks per SM: a batch holds >= 2 jobs of 4 blocks per SM each, so it runs
  * in waves anyway, and at 64 registers the inlined bodies spill. */
 __global__ void __maxnreg__(128) argext_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
-    __shared__ gr_vec_arg_rec_t sh[GR_VEC_BLOCK];
+    __shared__ gr_vec_arg_rec_t sh[32];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
-    const unsigned nblk = (unsigned)J->grid;
-    gr_vec_arg_rec_t *rec = (gr_vec_arg_rec_t *)J->rec;
     switch (J->dtype) {
     case GR_C_F32:
-        argext_body<GR_C_F32>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        argext_job<GR_C_F32>(jobs, J, blk, sh);
         break;
     case GR_C_F64:
-        argext_body<GR_C_F64>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        argext_job<GR_C_F64>(jobs, J, blk, sh);
         break;
     case GR_C_F16:
-        argext_body<GR_C_F16>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        argext_job<GR_C_F16>(jobs, J, blk, sh);
         break;
     case GR_C_BF16:
-        argext_body<GR_C_BF16>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        argext_job<GR_C_BF16>(jobs, J, blk, sh);
         break;
     case GR_C_I32:
-        argext_body<GR_C_I32>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        argext_job<GR_C_I32>(jobs, J, blk, sh);
         break;
     case GR_C_I64:
-        argext_body<GR_C_I64>(J->x, J->n, J->base, rec, blk, nblk, sh);
+        argext_job<GR_C_I64>(jobs, J, blk, sh);
         break;
     default:
         break;
     }
 }
 
+template <int DT>
+cudaError_t launch_dt(const void *x, uint64_t n, int64_t base, int which, int grid, gr_vec_arg_rec_t *rec,
+                      gr_vec_fold_t *fold, gr_vec_out_t *out, cudaStream_t stream)
+{
+    switch (which) {
+    case kMin:
+        argext<DT, kMin><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec, fold, out);
+        break;
+    case kMax:
+        argext<DT, kMax><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec, fold, out);
+        break;
+    default:
+        argext<DT, kMin | kMax><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec, fold, out);
+        break;
+    }
+    return cudaGetLastError();
+}
+
+bool which_ok(int which) { return which >= kMin && which <= (kMin | kMax); }
+
 } // namespace
 
-extern "C" cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t base, int grid,
-                                             gr_vec_arg_rec_t *rec, cudaStream_t stream)
+extern "C" cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t base, int which, int grid,
+                                             gr_vec_arg_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out,
+                                             cudaStream_t stream)
 {
-    if (grid < 1)
+    if (grid < 1 || !which_ok(which))
         return cudaErrorInvalidValue;
     switch (dtype) {
     case GR_C_F32:
-        argext<GR_C_F32><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
-        break;
+        return launch_dt<GR_C_F32>(x, n, base, which, grid, rec, fold, out, stream);
     case GR_C_F64:
-        argext<GR_C_F64><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
-        break;
+        return launch_dt<GR_C_F64>(x, n, base, which, grid, rec, fold, out, stream);
     case GR_C_F16:
-        argext<GR_C_F16><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
-        break;
+        return launch_dt<GR_C_F16>(x, n, base, which, grid, rec, fold, out, stream);
     case GR_C_BF16:
-        argext<GR_C_BF16><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
-        break;
+        return launch_dt<GR_C_BF16>(x, n, base, which, grid, rec, fold, out, stream);
     case GR_C_I32:
-        argext<GR_C_I32><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
-        break;
+        return launch_dt<GR_C_I32>(x, n, base, which, grid, rec, fold, out, stream);
     case GR_C_I64:
-        argext<GR_C_I64><<<grid, GR_VEC_BLOCK, 0, stream>>>(x, n, base, rec);
-        break;
+        return launch_dt<GR_C_I64>(x, n, base, which, grid, rec, fold, out, stream);
     default:
         return cudaErrorInvalidValue;
     }
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t gr_cuda_launch_argext_batch(const gr_vec_jobs_t *jobs, cudaStream_t stream)
 {
     if (jobs->njobs < 1 || jobs->njobs > GR_VEC_JOBS_MAX)
         return cudaErrorInvalidValue;
+    for (int j = 0; j < jobs->njobs; ++j)
+        if (!which_ok(jobs->job[j].which) || jobs->job[j].grid < 1)
+            return cudaErrorInvalidValue;
     const gr_vec_job_t &last = jobs->job[jobs->njobs - 1];
     argext_batch<<<last.first_block + (unsigned)last.grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
     return cudaGetLastError();
