@@ -6,8 +6,11 @@
  * every dtype, awkward n and shards (np 1 and 3), and forced grids; the
  * non-blocking batch (gr_ireduce_batch_device) with the blocking bits; batch
  * launches (many items in one kernel) with the bits of each item's own call,
- * every dtype, mixed counts 0 .. 1000003, fast and exact. Exits 77
- * (SKIP) where no GPU is visible.
+ * every dtype, mixed counts 0 .. 1000003, fast and exact; argmin/argmax on
+ * built arrays (ties across lanes, blocks and ranks, NaN first / last /
+ * several, signed zeros, all-equal and all-limit arrays, misaligned starts)
+ * against the cpu backend and a plain scan. Exits 77 (SKIP) where no GPU is
+ * visible.
  */
 #include "gpureduce.h"
 #include "gr_half.h"
@@ -250,6 +253,229 @@ static void check_batch_vs_separate(gr_ctx_t gpu, const uint64_t *counts, int nc
     }
 }
 
+/*
+ * argmin / argmax on built arrays, against the cpu backend and the test's own scan (numpy: the first NaN,
+ * else the lowest index of the extreme; -0.0 == +0.0). Kinds of array (global, sharded over the ranks):
+ */
+enum {
+    A_EQUAL, /* every element 1.5 (integers 7) */
+    A_EXT,   /* values -1 .. 1 in steps of 1/8 (ties everywhere), the extreme at the positions S (see ext_pos) */
+    A_ZERO,  /* values of one sign, zeros of both signs (alternating) at S: the first zero wins, with its sign */
+    A_NAN,   /* values -1 .. 1, +-3 before p0, NaN at S (integers: as A_EXT) */
+    A_LIMIT, /* every element the dtype's lowest (side max) or highest (side min): -Inf / +Inf, INT_MIN / INT_MAX */
+    A_ZEROS, /* only zeros, signs at random */
+    A_KINDS
+};
+
+/* The i-th tied position after p0: neighbours in one vector and across vectors, thread and block boundaries. */
+static const uint64_t ext_step[] = {1, 2, 3, 4, 5, 7, 8, 255, 256, 257, 1023, 1024, 1025, 4096, 65536, 262144};
+
+static void put_val(gr_dtype_t t, void *p, uint64_t i, double f, int64_t iv)
+{
+    switch (t) {
+    case GR_F64:
+        ((double *)p)[i] = f;
+        break;
+    case GR_F32:
+        ((float *)p)[i] = (float)f;
+        break;
+    case GR_F16:
+    case GR_BF16:
+        ((uint16_t *)p)[i] = gr_f32_to_half_bits((float)f, t == GR_BF16);
+        break;
+    case GR_I32:
+        ((int32_t *)p)[i] = (int32_t)iv;
+        break;
+    case GR_I64:
+        ((int64_t *)p)[i] = iv;
+        break;
+    }
+}
+
+/* Array kind of n elements for side (1 min, 2 max) with its first special position p0, and S: p0, p0 + each
+ * ext_step, the shard boundaries after p0 and n - 1 (kind A_NAN with p0 == n - 1: NaN only last). */
+static void fill_arg(gr_dtype_t t, void *p, uint64_t n, int kind, int side, uint64_t p0, uint64_t seed)
+{
+    const int is_int = t == GR_I32 || t == GR_I64;
+    const int64_t ilo = t == GR_I32 ? INT32_MIN : INT64_MIN, ihi = t == GR_I32 ? INT32_MAX : INT64_MAX;
+    uint64_t s = seed;
+    if (is_int && kind == A_NAN)
+        kind = A_EXT;
+    for (uint64_t i = 0; i < n; ++i) {
+        int64_t r = (int64_t)(rnd(&s) % 17) - 8;
+        double f = (double)r / 8.0;
+        int64_t iv = r;
+        switch (kind) {
+        case A_EQUAL:
+            f = 1.5;
+            iv = 7;
+            break;
+        case A_ZERO:
+            f = side == 1 ? 2.0 + f : -2.0 + f;
+            iv = side == 1 ? 10 + r : -10 + r;
+            break;
+        case A_LIMIT:
+            f = side == 1 ? INFINITY : -INFINITY;
+            iv = side == 1 ? ihi : ilo;
+            break;
+        case A_ZEROS:
+            f = (r & 1) ? -0.0 : 0.0;
+            iv = 0;
+            break;
+        default:
+            break;
+        }
+        put_val(t, p, i, f, iv);
+    }
+    if (kind != A_EXT && kind != A_ZERO && kind != A_NAN)
+        return;
+    if (kind == A_NAN) { /* extremes before the first NaN lose to it */
+        put_val(t, p, p0 / 2, 3.0, 0);
+        put_val(t, p, p0 / 3, -3.0, 0);
+    }
+    uint64_t pos[sizeof(ext_step) / sizeof(ext_step[0]) + 2 + 2 * 8];
+    int npos = 0;
+    pos[npos++] = p0;
+    if (!(kind == A_NAN && p0 == n - 1)) {
+        for (size_t k = 0; k < sizeof(ext_step) / sizeof(ext_step[0]); ++k)
+            pos[npos++] = p0 + ext_step[k];
+        for (int r = 1; r < np && r <= 8; ++r) {
+            uint64_t b, e;
+            gr_shard_range(n, np, r, &b, &e);
+            pos[npos++] = b - 1;
+            pos[npos++] = b;
+        }
+        pos[npos++] = n - 1;
+    }
+    int zsign = (int)(seed & 1);
+    for (int k = 0; k < npos; ++k) {
+        if (pos[k] < p0 || pos[k] >= n)
+            continue;
+        double f = kind == A_NAN ? NAN : kind == A_ZERO ? ((zsign ^ k) & 1 ? -0.0 : 0.0) : side == 1 ? -3.0 : 3.0;
+        int64_t iv = kind == A_ZERO ? 0 : side == 1 ? ilo : ihi;
+        put_val(t, p, pos[k], f, iv);
+    }
+}
+
+/* Element i as the cpu compares it: halves widened, integers in iv. */
+static double get_f(gr_dtype_t t, const void *p, uint64_t i, int64_t *iv)
+{
+    switch (t) {
+    case GR_F64:
+        return ((const double *)p)[i];
+    case GR_F32:
+        return ((const float *)p)[i];
+    case GR_F16:
+    case GR_BF16:
+        return gr_half_bits_to_f32(((const uint16_t *)p)[i], t == GR_BF16);
+    case GR_I32:
+        *iv = ((const int32_t *)p)[i];
+        return 0.0;
+    default:
+        *iv = ((const int64_t *)p)[i];
+        return 0.0;
+    }
+}
+
+/* numpy's argmin (is_min) / argmax of p[0..n): the first NaN, else the first extreme. */
+static int64_t ref_arg(gr_dtype_t t, const void *p, uint64_t n, int is_min)
+{
+    const int is_int = t == GR_I32 || t == GR_I64;
+    int64_t best = 0, bi = 0;
+    double bf = 0.0;
+    for (uint64_t i = 0; i < n; ++i) {
+        int64_t iv = 0;
+        double f = get_f(t, p, i, &iv);
+        if (!is_int && isnan(f))
+            return (int64_t)i;
+        if (i == 0 || (is_int ? (is_min ? iv < best : iv > best) : (is_min ? f < bf : f > bf))) {
+            best = iv;
+            bf = f;
+            bi = (int64_t)i;
+        }
+    }
+    return bi;
+}
+
+/*
+ * Every kind of array, side and first position p0 (0, n - 1, the last shard's start and the element before it,
+ * lane 3 of a vector in the middle) at awkward counts: one batch of four argext jobs (argmin and argmax at the
+ * 16-byte-aligned start and one element later) per array, each result equal to the cpu backend's (value bits,
+ * index), to the job's own call and, for the index, to ref_arg.
+ */
+static void check_arg_patterns(gr_ctx_t gpu, int small)
+{
+    static const gr_dtype_t types[] = {GR_F32, GR_F64, GR_F16, GR_BF16, GR_I32, GR_I64};
+    static const uint64_t counts_full[] = {1, 2, 3, 5, 17, 1023, 4097, 65543, 1000003};
+    static const uint64_t counts_small[] = {1, 2, 3, 5, 17, 1023, 4097};
+    const uint64_t *counts = small ? counts_small : counts_full;
+    const int ncounts = small ? 7 : 9;
+    const uint64_t nmax = counts[ncounts - 1];
+    void *h = malloc((size_t)nmax * 8);
+    void *d = NULL;
+    ASSERT(h);
+    CU(cudaMalloc(&d, (size_t)(nmax + 1) * 8));
+    for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ++ti) {
+        const gr_dtype_t t = types[ti];
+        const size_t esz = gr_dtype_size(t);
+        for (int c = 0; c < ncounts; ++c) {
+            const uint64_t n = counts[c];
+            uint64_t b, e, blast, elast;
+            gr_shard_range(n, np, rank, &b, &e);
+            gr_shard_range(n, np, np - 1, &blast, &elast);
+            const uint64_t m = e - b;
+            const uint64_t where[5] = {0, n - 1, blast ? blast - 1 : 0, blast, (n / 2) | 3};
+            for (int kind = 0; kind < A_KINDS; ++kind)
+                for (int side = 1; side <= 2; ++side)
+                    for (int w = 0; w < 5; ++w) {
+                        if ((kind == A_EQUAL || kind == A_LIMIT || kind == A_ZEROS) && w > 0)
+                            continue; /* p0 unused */
+                        if (n > 65543 && (ti > 1 || (w != 2 && w != 3)))
+                            continue; /* the large count: f32 / f64, around the last shard boundary */
+                        const uint64_t p0 = where[w] < n ? where[w] : n - 1;
+                        const uint64_t seed = 77 + 1000 * ti + 100 * (uint64_t)c + 10 * (uint64_t)kind + (uint64_t)w;
+                        fill_arg(t, h, n, kind, side, p0, seed);
+                        /* this rank's shard at d (16-byte aligned) and at d + 1 element */
+                        gr_batch_item_t it[4], hit[4];
+                        for (int j = 0; j < 4; ++j) {
+                            const size_t off = (size_t)(j / 2) * esz;
+                            gr_batch_item_init(&it[j]);
+                            it[j].desc.dtype = t;
+                            it[j].desc.op.kind = j % 2 ? GR_OP_ARGMAX : GR_OP_ARGMIN;
+                            it[j].desc.all_ranks = 1;
+                            it[j].count = m;
+                            it[j].index_base = (int64_t)b;
+                            it[j].x = (char *)d + off;
+                            hit[j] = it[j];
+                            hit[j].x = (char *)h + b * esz;
+                        }
+                        CU(cudaMemcpy(d, (char *)h + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
+                        CU(cudaMemcpy((char *)d + esz, (char *)h + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
+                        gr_value_t dv[4], hv[4], sv[4];
+                        ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, 4, dv, NULL), GR_SUCCESS);
+                        ASSERT_EQ_I(gr_reduce_batch_host(gpu, hit, 4, hv, NULL), GR_SUCCESS);
+                        for (int j = 0; j < 4; ++j)
+                            ASSERT_EQ_I(gr_reduce_batch_device(gpu, &it[j], 1, &sv[j], NULL), GR_SUCCESS);
+                        for (int j = 0; j < 4; ++j) {
+                            ++checks;
+                            const int64_t want = ref_arg(t, h, n, j % 2 == 0);
+                            if (!same(&dv[j], &hv[j]) || !same(&sv[j], &hv[j]) || dv[j].index != want)
+                                GR_TEST_FAIL_("%s %s kind %d side %d p0=%llu n=%llu offset %d np=%d: batch (%a, i %lld, "
+                                              "index %lld), own call (%a, index %lld), cpu (%a, i %lld, index %lld), "
+                                              "expected index %lld",
+                                              gr_dtype_name(t), gr_op_name(it[j].desc.op.kind), kind, side,
+                                              (unsigned long long)p0, (unsigned long long)n, j / 2, np, dv[j].f,
+                                              (long long)dv[j].i, (long long)dv[j].index, sv[j].f,
+                                              (long long)sv[j].index, hv[j].f, (long long)hv[j].i,
+                                              (long long)hv[j].index, (long long)want);
+                        }
+                    }
+        }
+    }
+    CU(cudaFree(d));
+    free(h);
+}
+
 static gr_ctx_t make_gpu(int grid)
 {
     gr_config_t cfg;
@@ -291,6 +517,7 @@ int main(int argc, char **argv)
                 check_case(gpu, types[ti], sizes[si], 1000 * ti + si, (int)(si & 1));
         static const uint64_t bcounts_full[] = {0, 1, 7, 4099, 1000003};
         check_batch_vs_separate(gpu, bcounts_full, small ? 4 : 5);
+        check_arg_patterns(gpu, small);
         ASSERT_EQ_I(gr_ctx_destroy(gpu), GR_SUCCESS);
     }
     if (rank == 0)
