@@ -1,0 +1,351 @@
+/*
+ * gr_argext.cuh - one thread's part of argmin/argmax (argext.cu): the
+ * record's merge and the exact per-element path, and the fast loop over the
+ * thread's grid-stride share (the scheme is described in argext.cu). Only
+ * per-thread code, so tests/vec_gpu/test_argext_loop.cpp runs it on the host
+ * (CUDA's intrinsics replaced by plain C++) against the exact path.
+ */
+#ifndef GR_ARGEXT_CUH
+#define GR_ARGEXT_CUH
+
+#include "gr_common.h"
+#include "gr_vec_kernels.h"
+#include "gr_vec_loop.cuh"
+
+#include <stdint.h>
+
+namespace gr_arg {
+
+constexpr int kMin = GR_VEC_ARG_MIN, kMax = GR_VEC_ARG_MAX;
+
+/* The empty state: no value seen. */
+__device__ __forceinline__ void arg_init(gr_vec_arg_rec_t &a)
+{
+    a.fmin = __longlong_as_double(0x7FF0000000000000ll);             /* +Inf */
+    a.fmax = __longlong_as_double((long long)0xFFF0000000000000ull); /* -Inf */
+    a.imin = INT64_MAX;
+    a.imax = INT64_MIN;
+    a.fmin_i = a.fmax_i = a.imin_i = a.imax_i = a.nan_i = INT64_MAX;
+}
+
+/* (v, i) into one side: the lower value (LO) or the higher, the lower index on ties. */
+template <bool LO, typename C>
+__device__ __forceinline__ void side_put(C &best, int64_t &best_i, C v, int64_t i)
+{
+    if ((LO ? v < best : v > best) || (v == best && i < best_i)) {
+        best = v;
+        best_i = i;
+    }
+}
+
+/* b into a: the sides W of the floating (INT false) or integer fields, and the NaN index. */
+template <bool INT, int W>
+__device__ __forceinline__ void merge(gr_vec_arg_rec_t &a, const gr_vec_arg_rec_t &b)
+{
+    if constexpr (INT) {
+        if constexpr ((W & kMin) != 0)
+            side_put<true>(a.imin, a.imin_i, b.imin, b.imin_i);
+        if constexpr ((W & kMax) != 0)
+            side_put<false>(a.imax, a.imax_i, b.imax, b.imax_i);
+    } else {
+        if (b.nan_i < a.nan_i)
+            a.nan_i = b.nan_i;
+        if constexpr ((W & kMin) != 0)
+            side_put<true>(a.fmin, a.fmin_i, b.fmin, b.fmin_i);
+        if constexpr ((W & kMax) != 0)
+            side_put<false>(a.fmax, a.fmax_i, b.fmax, b.fmax_i);
+    }
+}
+
+/* One element by the exact path: floating v (halves widened) at global index gi. */
+template <int W>
+__device__ __forceinline__ void put_f(gr_vec_arg_rec_t &a, double v, int64_t gi)
+{
+    if (v != v) {
+        if (gi < a.nan_i)
+            a.nan_i = gi;
+        return;
+    }
+    if constexpr ((W & kMin) != 0)
+        side_put<true>(a.fmin, a.fmin_i, v, gi);
+    if constexpr ((W & kMax) != 0)
+        side_put<false>(a.fmax, a.fmax_i, v, gi);
+}
+template <int W>
+__device__ __forceinline__ void put_i(gr_vec_arg_rec_t &a, int64_t v, int64_t gi)
+{
+    if constexpr ((W & kMin) != 0)
+        side_put<true>(a.imin, a.imin_i, v, gi);
+    if constexpr ((W & kMax) != 0)
+        side_put<false>(a.imax, a.imax_i, v, gi);
+}
+
+/*
+ * Per dtype: T the element, V its 16-byte vector (L elements), C the compare type, the vector as R groups
+ * of S lanes (groups(v, g): lanes in index order, group h holds elements h S .. h S + S - 1), lo/hi the
+ * compare type's extremes (the start states), and put(): one element by the exact path.
+ */
+template <int DT>
+struct fast;
+template <>
+struct fast<GR_C_F32> {
+    typedef float T;
+    typedef float C;
+    static constexpr int R = 1, S = 4;
+    static constexpr bool INT = false;
+    __device__ static C lo() { return __int_as_float(0xFF800000); }
+    __device__ static C hi() { return __int_as_float(0x7F800000); }
+    __device__ static void groups(float4 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+        g[0][2] = v.z;
+        g[0][3] = v.w;
+    }
+};
+template <>
+struct fast<GR_C_F64> {
+    typedef double T;
+    typedef double C;
+    static constexpr int R = 1, S = 2;
+    static constexpr bool INT = false;
+    __device__ static C lo() { return __longlong_as_double((long long)0xFFF0000000000000ull); }
+    __device__ static C hi() { return __longlong_as_double(0x7FF0000000000000ll); }
+    __device__ static void groups(double2 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+    }
+};
+template <typename H>
+struct fast_half {
+    typedef H T;
+    typedef float C;
+    static constexpr int R = 2, S = 4;
+    static constexpr bool INT = false;
+    __device__ static C lo() { return __int_as_float(0xFF800000); }
+    __device__ static C hi() { return __int_as_float(0x7F800000); }
+    template <typename V>
+    __device__ static void groups(V v, C (&g)[R][S])
+    {
+        float4 a, b;
+        gr_widen8(v, a, b);
+        g[0][0] = a.x;
+        g[0][1] = a.y;
+        g[0][2] = a.z;
+        g[0][3] = a.w;
+        g[1][0] = b.x;
+        g[1][1] = b.y;
+        g[1][2] = b.z;
+        g[1][3] = b.w;
+    }
+};
+template <>
+struct fast<GR_C_F16> : fast_half<__half> {
+};
+template <>
+struct fast<GR_C_BF16> : fast_half<__nv_bfloat16> {
+};
+template <>
+struct fast<GR_C_I32> {
+    typedef int32_t T;
+    typedef int32_t C;
+    static constexpr int R = 1, S = 4;
+    static constexpr bool INT = true;
+    __device__ static C lo() { return INT32_MIN; }
+    __device__ static C hi() { return INT32_MAX; }
+    __device__ static void groups(int4 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+        g[0][2] = v.z;
+        g[0][3] = v.w;
+    }
+};
+template <>
+struct fast<GR_C_I64> {
+    typedef int64_t T;
+    typedef long long C;
+    static constexpr int R = 1, S = 2;
+    static constexpr bool INT = true;
+    __device__ static C lo() { return INT64_MIN; }
+    __device__ static C hi() { return INT64_MAX; }
+    __device__ static void groups(longlong2 v, C (&g)[R][S])
+    {
+        g[0][0] = v.x;
+        g[0][1] = v.y;
+    }
+};
+
+/* Element i of x by the exact path, at global index gi. */
+template <int DT, int W>
+__device__ __forceinline__ void put_elem(gr_vec_arg_rec_t &a, const typename fast<DT>::T *x, uint64_t i,
+                                         int64_t gi)
+{
+    if constexpr (fast<DT>::INT)
+        put_i<W>(a, (int64_t)x[i], gi);
+    else
+        put_f<W>(a, (double)gr_widen(x[i]), gi);
+}
+
+/* The exact path as a gr_vec_loop visitor (one slot). */
+template <int W>
+struct exact_visit {
+    gr_vec_arg_rec_t a;
+    int64_t base;
+    __device__ __forceinline__ void operator()(int, double v, double, uint64_t i) { put_f<W>(a, v, base + (int64_t)i); }
+};
+
+/* Vectors in flight per thread. */
+#define ARG_U 4
+/* Vectors of a thread per 32-bit position range (positions k R + h < 2^31). */
+#define ARG_CHUNK ((uint64_t)1 << 29)
+
+/* One thread's lanes: best value and position per side. */
+template <int DT, int W>
+struct lanes {
+    typedef fast<DT> F;
+    typename F::C mn[F::S], mx[F::S];
+    uint32_t pmn[F::S], pmx[F::S];
+    __device__ __forceinline__ lanes()
+    {
+#pragma unroll
+        for (int j = 0; j < F::S; ++j) {
+            mn[j] = F::hi();
+            mx[j] = F::lo();
+            pmn[j] = pmx[j] = 0u;
+        }
+    }
+    /* Vector v at position kr = k R: strict comparisons, later positions lose ties. */
+    __device__ __forceinline__ void put(typename gr_vec16<typename F::T>::type v, uint32_t kr, bool &nan)
+    {
+        typename F::C g[F::R][F::S];
+        F::groups(v, g);
+#pragma unroll
+        for (int h = 0; h < F::R; ++h) {
+            const uint32_t p = kr + (uint32_t)h;
+#pragma unroll
+            for (int j = 0; j < F::S; ++j) {
+                const typename F::C c = g[h][j];
+                if constexpr ((W & kMin) != 0) {
+                    const bool b = c < mn[j];
+                    mn[j] = b ? c : mn[j];
+                    pmn[j] = b ? p : pmn[j];
+                }
+                if constexpr ((W & kMax) != 0) {
+                    const bool b = c > mx[j];
+                    mx[j] = b ? c : mx[j];
+                    pmx[j] = b ? p : pmx[j];
+                }
+                if constexpr (!F::INT)
+                    nan |= c != c;
+            }
+        }
+    }
+};
+
+/* The whole fast state of lanes (positions from vector kb of thread t) into a; the element of position p,
+ * lane j is x[head + (t + (kb + p / R) nt) L + (p % R) S + j]. */
+template <int DT, int W>
+__device__ __forceinline__ void lanes_out(const lanes<DT, W> &s, gr_vec_arg_rec_t &a, int64_t base, uint64_t head,
+                                          uint64_t t, uint64_t nt, uint64_t kb)
+{
+    typedef fast<DT> F;
+    constexpr int L = F::R * F::S;
+    const int64_t b0 = base + (int64_t)head;
+#pragma unroll
+    for (int j = 0; j < F::S; ++j) {
+        if constexpr ((W & kMin) != 0) {
+            const int64_t gi = b0 + (int64_t)((t + (kb + s.pmn[j] / F::R) * nt) * L + (s.pmn[j] % F::R) * F::S + j);
+            if constexpr (F::INT)
+                side_put<true>(a.imin, a.imin_i, (int64_t)s.mn[j], gi);
+            else
+                side_put<true>(a.fmin, a.fmin_i, (double)s.mn[j], gi);
+        }
+        if constexpr ((W & kMax) != 0) {
+            const int64_t gi = b0 + (int64_t)((t + (kb + s.pmx[j] / F::R) * nt) * L + (s.pmx[j] % F::R) * F::S + j);
+            if constexpr (F::INT)
+                side_put<false>(a.imax, a.imax_i, (int64_t)s.mx[j], gi);
+            else
+                side_put<false>(a.fmax, a.fmax_i, (double)s.mx[j], gi);
+        }
+    }
+}
+
+/* Elements [lo + t, hi) step nt by the exact path. */
+template <int DT, int W>
+__device__ __forceinline__ void exact_range(gr_vec_arg_rec_t &a, const typename fast<DT>::T *x, int64_t base,
+                                            uint64_t lo, uint64_t hi, uint64_t t, uint64_t nt)
+{
+    for (uint64_t i = lo + t; i < hi; i += nt)
+        put_elem<DT, W>(a, x, i, base + (int64_t)i);
+}
+
+/* Thread t of nt: its share of x[0..n) (global indices base + i) into a (the empty state on entry). */
+template <int DT, int W>
+__device__ __forceinline__ void thread_share(const void *xv, uint64_t n, int64_t base, uint64_t t, uint64_t nt,
+                                             gr_vec_arg_rec_t &a)
+{
+    typedef fast<DT> F;
+    typedef typename F::T T;
+    typedef typename gr_vec16<T>::type V;
+    constexpr int L = 16 / (int)sizeof(T);
+    const T *x = (const T *)xv;
+    const uintptr_t ax = (uintptr_t)x;
+    /* the split of gr_vec_loop.cuh (the exact path below takes it again) */
+    uint64_t head = n;
+    if (ax % sizeof(T) == 0) {
+        head = (uint64_t)((16u - (ax & 15u)) & 15u) / sizeof(T);
+        if (head > n)
+            head = n;
+    }
+    const uint64_t nvec = (n - head) / L;
+    const uint64_t nk = t < nvec ? (nvec - t - 1) / nt + 1 : 0; /* this thread's vectors */
+    const V *vx = (const V *)(x + head);
+    const uint32_t nt32 = (uint32_t)nt; /* nt <= 2^20 GR_VEC_BLOCK */
+    bool nan = false;
+    for (uint64_t kb = 0; kb < nk && !nan; kb += ARG_CHUNK) {
+        const uint32_t kn = (uint32_t)(nk - kb < ARG_CHUNK ? nk - kb : ARG_CHUNK);
+        lanes<DT, W> s;
+        const V *p = vx + (t + kb * nt);
+        uint32_t k = 0;
+        for (; k + ARG_U <= kn; k += ARG_U, p += (uint64_t)ARG_U * nt32) {
+            V v[ARG_U];
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                v[u] = gr_ldg(p + (uint64_t)((uint32_t)u * nt32));
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                s.put(v[u], (k + (uint32_t)u) * F::R, nan);
+        }
+        if (k < kn) {
+            /* the last, partial round: past the end, vector 0 of the round again (already seen, it
+             * ties and loses) */
+            V v[ARG_U];
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                v[u] = gr_ldg(p + (uint64_t)(k + (uint32_t)u < kn ? (uint32_t)u * nt32 : 0u));
+#pragma unroll
+            for (int u = 0; u < ARG_U; ++u)
+                s.put(v[u], (k + (uint32_t)u) * F::R, nan);
+        }
+        if (!nan)
+            lanes_out<DT, W>(s, a, base, head, t, nt, kb);
+    }
+    if constexpr (!F::INT) {
+        if (nan) { /* a NaN: this thread's share again by the exact path */
+            exact_visit<W> e;
+            arg_init(e.a);
+            e.base = base;
+            gr_vec_loop<T, false, 1>(x, (const T *)nullptr, n, t, nt, e);
+            a = e.a;
+            return;
+        }
+    }
+    exact_range<DT, W>(a, x, base, 0, head, t, nt);
+    exact_range<DT, W>(a, x, base, head + nvec * L, n, t, nt);
+}
+
+} // namespace gr_arg
+
+#endif /* GR_ARGEXT_CUH */
