@@ -41,32 +41,38 @@ namespace {
 
 using namespace gr_arg;
 
-/* The fields of the sides W (and the NaN index) of lane + off's record (the rest: a's). */
+/* f(d, s) for each field of the sides W (and the NaN index, floating types) of d and s. */
+template <bool INT, int W, typename F>
+__device__ __forceinline__ void side_fields(gr_vec_arg_rec_t &d, const gr_vec_arg_rec_t &s, F f)
+{
+    if constexpr (INT) {
+        if constexpr ((W & kMin) != 0) {
+            f(d.imin, s.imin);
+            f(d.imin_i, s.imin_i);
+        }
+        if constexpr ((W & kMax) != 0) {
+            f(d.imax, s.imax);
+            f(d.imax_i, s.imax_i);
+        }
+    } else {
+        f(d.nan_i, s.nan_i);
+        if constexpr ((W & kMin) != 0) {
+            f(d.fmin, s.fmin);
+            f(d.fmin_i, s.fmin_i);
+        }
+        if constexpr ((W & kMax) != 0) {
+            f(d.fmax, s.fmax);
+            f(d.fmax_i, s.fmax_i);
+        }
+    }
+}
+
+/* Lane + off's record (the fields of the sides W; the rest: a's). */
 template <bool INT, int W>
 __device__ __forceinline__ gr_vec_arg_rec_t shfl_rec(const gr_vec_arg_rec_t &a, int off)
 {
     gr_vec_arg_rec_t b = a;
-    const unsigned m = 0xFFFFFFFFu;
-    if constexpr (INT) {
-        if constexpr ((W & kMin) != 0) {
-            b.imin = __shfl_down_sync(m, (long long)a.imin, off);
-            b.imin_i = __shfl_down_sync(m, (long long)a.imin_i, off);
-        }
-        if constexpr ((W & kMax) != 0) {
-            b.imax = __shfl_down_sync(m, (long long)a.imax, off);
-            b.imax_i = __shfl_down_sync(m, (long long)a.imax_i, off);
-        }
-    } else {
-        b.nan_i = __shfl_down_sync(m, (long long)a.nan_i, off);
-        if constexpr ((W & kMin) != 0) {
-            b.fmin = __shfl_down_sync(m, a.fmin, off);
-            b.fmin_i = __shfl_down_sync(m, (long long)a.fmin_i, off);
-        }
-        if constexpr ((W & kMax) != 0) {
-            b.fmax = __shfl_down_sync(m, a.fmax, off);
-            b.fmax_i = __shfl_down_sync(m, (long long)a.fmax_i, off);
-        }
-    }
+    side_fields<INT, W>(b, a, [off](auto &d, const auto &s) { d = __shfl_down_sync(0xFFFFFFFFu, s, off); });
     return b;
 }
 
@@ -94,32 +100,13 @@ __device__ __forceinline__ void block_merge(gr_vec_arg_rec_t &a, gr_vec_arg_rec_
     }
 }
 
-/* Record b of another block of this launch: the sides W and the NaN index (the rest: the empty state). */
+/* Record r of another block of this launch: the sides W and the NaN index (the rest: the empty state). */
 template <bool INT, int W>
 __device__ __forceinline__ gr_vec_arg_rec_t load_other(const gr_vec_arg_rec_t *r)
 {
     gr_vec_arg_rec_t b;
     arg_init(b);
-    if constexpr (INT) {
-        if constexpr ((W & kMin) != 0) {
-            b.imin = gr_vec_ld_other(&r->imin);
-            b.imin_i = gr_vec_ld_other(&r->imin_i);
-        }
-        if constexpr ((W & kMax) != 0) {
-            b.imax = gr_vec_ld_other(&r->imax);
-            b.imax_i = gr_vec_ld_other(&r->imax_i);
-        }
-    } else {
-        b.nan_i = gr_vec_ld_other(&r->nan_i);
-        if constexpr ((W & kMin) != 0) {
-            b.fmin = gr_vec_ld_other(&r->fmin);
-            b.fmin_i = gr_vec_ld_other(&r->fmin_i);
-        }
-        if constexpr ((W & kMax) != 0) {
-            b.fmax = gr_vec_ld_other(&r->fmax);
-            b.fmax_i = gr_vec_ld_other(&r->fmax_i);
-        }
-    }
+    side_fields<INT, W>(b, *r, [](auto &d, const auto &s) { d = gr_vec_ld_other(&s); });
     return b;
 }
 

@@ -80,101 +80,81 @@ __device__ __forceinline__ void put_i(gr_vec_arg_rec_t &a, int64_t v, int64_t gi
         side_put<false>(a.imax, a.imax_i, v, gi);
 }
 
+/* The start states of the lanes: the compare type's lowest (lo) and highest (hi) value. */
+template <typename C>
+struct lim;
+template <>
+struct lim<float> {
+    __device__ static float lo() { return __int_as_float(0xFF800000); }
+    __device__ static float hi() { return __int_as_float(0x7F800000); }
+};
+template <>
+struct lim<double> {
+    __device__ static double lo() { return __longlong_as_double((long long)0xFFF0000000000000ull); }
+    __device__ static double hi() { return __longlong_as_double(0x7FF0000000000000ll); }
+};
+template <>
+struct lim<int32_t> {
+    __device__ static int32_t lo() { return INT32_MIN; }
+    __device__ static int32_t hi() { return INT32_MAX; }
+};
+template <>
+struct lim<long long> {
+    __device__ static long long lo() { return INT64_MIN; }
+    __device__ static long long hi() { return INT64_MAX; }
+};
+
 /*
- * Per dtype: T the element, V its 16-byte vector (L elements), C the compare type, the vector as R groups
- * of S lanes (groups(v, g): lanes in index order, group h holds elements h S .. h S + S - 1), lo/hi the
- * compare type's extremes (the start states), and put(): one element by the exact path.
+ * Per dtype: T the element, its 16-byte vector (gr_vec16) as R groups of S lanes of the compare type C
+ * (groups(v, g): lanes in index order, group h holds elements h S .. h S + S - 1; halves widen exactly to
+ * f32, 2 groups), INT for the integer fields of the record, lo/hi the start states.
  */
-template <int DT>
-struct fast;
-template <>
-struct fast<GR_C_F32> {
-    typedef float T;
-    typedef float C;
-    static constexpr int R = 1, S = 4;
-    static constexpr bool INT = false;
-    __device__ static C lo() { return __int_as_float(0xFF800000); }
-    __device__ static C hi() { return __int_as_float(0x7F800000); }
-    __device__ static void groups(float4 v, C (&g)[R][S])
-    {
-        g[0][0] = v.x;
-        g[0][1] = v.y;
-        g[0][2] = v.z;
-        g[0][3] = v.w;
-    }
-};
-template <>
-struct fast<GR_C_F64> {
-    typedef double T;
-    typedef double C;
-    static constexpr int R = 1, S = 2;
-    static constexpr bool INT = false;
-    __device__ static C lo() { return __longlong_as_double((long long)0xFFF0000000000000ull); }
-    __device__ static C hi() { return __longlong_as_double(0x7FF0000000000000ll); }
-    __device__ static void groups(double2 v, C (&g)[R][S])
-    {
-        g[0][0] = v.x;
-        g[0][1] = v.y;
-    }
-};
-template <typename H>
-struct fast_half {
-    typedef H T;
-    typedef float C;
-    static constexpr int R = 2, S = 4;
-    static constexpr bool INT = false;
-    __device__ static C lo() { return __int_as_float(0xFF800000); }
-    __device__ static C hi() { return __int_as_float(0x7F800000); }
+template <typename TT, typename CC, bool I>
+struct fast_of : lim<CC> {
+    typedef TT T;
+    typedef CC C;
+    static constexpr bool INT = I;
+    static constexpr int R = sizeof(TT) == 2 ? 2 : 1, S = 16 / (int)sizeof(TT) / R;
     template <typename V>
     __device__ static void groups(V v, C (&g)[R][S])
     {
-        float4 a, b;
-        gr_widen8(v, a, b);
-        g[0][0] = a.x;
-        g[0][1] = a.y;
-        g[0][2] = a.z;
-        g[0][3] = a.w;
-        g[1][0] = b.x;
-        g[1][1] = b.y;
-        g[1][2] = b.z;
-        g[1][3] = b.w;
+        if constexpr (R == 1) {
+            const C *e = reinterpret_cast<const C *>(&v); /* C: the vector's field type */
+#pragma unroll
+            for (int j = 0; j < S; ++j)
+                g[0][j] = e[j];
+        } else {
+            float4 w[2];
+            gr_widen8(v, w[0], w[1]);
+#pragma unroll
+            for (int h = 0; h < R; ++h) {
+                const float *e = reinterpret_cast<const float *>(&w[h]);
+#pragma unroll
+                for (int j = 0; j < S; ++j)
+                    g[h][j] = e[j];
+            }
+        }
     }
 };
+template <int DT>
+struct fast;
 template <>
-struct fast<GR_C_F16> : fast_half<__half> {
+struct fast<GR_C_F32> : fast_of<float, float, false> {
 };
 template <>
-struct fast<GR_C_BF16> : fast_half<__nv_bfloat16> {
+struct fast<GR_C_F64> : fast_of<double, double, false> {
 };
 template <>
-struct fast<GR_C_I32> {
-    typedef int32_t T;
-    typedef int32_t C;
-    static constexpr int R = 1, S = 4;
-    static constexpr bool INT = true;
-    __device__ static C lo() { return INT32_MIN; }
-    __device__ static C hi() { return INT32_MAX; }
-    __device__ static void groups(int4 v, C (&g)[R][S])
-    {
-        g[0][0] = v.x;
-        g[0][1] = v.y;
-        g[0][2] = v.z;
-        g[0][3] = v.w;
-    }
+struct fast<GR_C_F16> : fast_of<__half, float, false> {
 };
 template <>
-struct fast<GR_C_I64> {
-    typedef int64_t T;
-    typedef long long C;
-    static constexpr int R = 1, S = 2;
-    static constexpr bool INT = true;
-    __device__ static C lo() { return INT64_MIN; }
-    __device__ static C hi() { return INT64_MAX; }
-    __device__ static void groups(longlong2 v, C (&g)[R][S])
-    {
-        g[0][0] = v.x;
-        g[0][1] = v.y;
-    }
+struct fast<GR_C_BF16> : fast_of<__nv_bfloat16, float, false> {
+};
+template <>
+struct fast<GR_C_I32> : fast_of<int32_t, int32_t, true> {
+};
+template <>
+struct fast<GR_C_I64> : fast_of<int64_t, long long, true> {
 };
 
 /* Element i of x by the exact path, at global index gi. */

@@ -33,6 +33,29 @@ static uint64_t rnd(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* Element i of p (dtype t): f for floating types (rounded once), iv for integers. */
+static void put_val(gr_dtype_t t, void *p, uint64_t i, double f, int64_t iv)
+{
+    switch (t) {
+    case GR_F64:
+        ((double *)p)[i] = f;
+        break;
+    case GR_F32:
+        ((float *)p)[i] = (float)f;
+        break;
+    case GR_F16:
+    case GR_BF16:
+        ((uint16_t *)p)[i] = gr_f32_to_half_bits((float)f, t == GR_BF16);
+        break;
+    case GR_I32:
+        ((int32_t *)p)[i] = (int32_t)iv;
+        break;
+    case GR_I64:
+        ((int64_t *)p)[i] = iv;
+        break;
+    }
+}
+
 /* A value of dtype t as bytes at p[i]: wide exponent range, cancellation, ties, zeros of both signs. */
 static void fill(gr_dtype_t t, void *p, uint64_t n, uint64_t seed, int specials)
 {
@@ -59,24 +82,8 @@ static void fill(gr_dtype_t t, void *p, uint64_t n, uint64_t seed, int specials)
             v = 3.0; /* repeated extremes tie */
         if (specials && h % 1009 == 0)
             v = NAN;
-        switch (t) {
-        case GR_F64:
-            ((double *)p)[i] = v;
-            break;
-        case GR_F32:
-            ((float *)p)[i] = (float)v;
-            break;
-        case GR_F16:
-        case GR_BF16:
-            ((uint16_t *)p)[i] = gr_f32_to_half_bits((float)v, t == GR_BF16);
-            break;
-        case GR_I32:
-            ((int32_t *)p)[i] = (int32_t)(h >> 33) - (1 << 30);
-            break;
-        case GR_I64:
-            ((int64_t *)p)[i] = (int64_t)(h >> 1) * ((h & 1) ? -1 : 1);
-            break;
-        }
+        put_val(t, p, i, v,
+                t == GR_I32 ? (int64_t)((int32_t)(h >> 33) - (1 << 30)) : (int64_t)(h >> 1) * ((h & 1) ? -1 : 1));
     }
 }
 
@@ -269,28 +276,6 @@ enum {
 
 /* The i-th tied position after p0: neighbours in one vector and across vectors, thread and block boundaries. */
 static const uint64_t ext_step[] = {1, 2, 3, 4, 5, 7, 8, 255, 256, 257, 1023, 1024, 1025, 4096, 65536, 262144};
-
-static void put_val(gr_dtype_t t, void *p, uint64_t i, double f, int64_t iv)
-{
-    switch (t) {
-    case GR_F64:
-        ((double *)p)[i] = f;
-        break;
-    case GR_F32:
-        ((float *)p)[i] = (float)f;
-        break;
-    case GR_F16:
-    case GR_BF16:
-        ((uint16_t *)p)[i] = gr_f32_to_half_bits((float)f, t == GR_BF16);
-        break;
-    case GR_I32:
-        ((int32_t *)p)[i] = (int32_t)iv;
-        break;
-    case GR_I64:
-        ((int64_t *)p)[i] = iv;
-        break;
-    }
-}
 
 /* Array kind of n elements for side (1 min, 2 max) with its first special position p0, and S: p0, p0 + each
  * ext_step, the shard boundaries after p0 and n - 1 (kind A_NAN with p0 == n - 1: NaN only last). */
