@@ -387,10 +387,39 @@ __device__ __forceinline__ void dot_fast_tree(double (*sh)[GR_VEC_BLOCK], double
 }
 
 /*
- * Block blk of nblk of one fast job: its record rec[blk]; the job's last block then folds the nblk
- * records in a fixed order (thread t adds records t, t + 256, ... in turn, from -0.0, the identity of
- * every sum; then the block's tree) into *out: a fixed grid gives fixed bits. sh: shared memory.
+ * The end of block blk of nblk of one fast product (every thread; s0..s2: this thread's sums): the
+ * block's record rec[blk]; the job's last block then folds the nblk records in a fixed order (thread t
+ * adds records t, t + 256, ... in turn, from -0.0, the identity of every sum; then the block's tree)
+ * into *out: a fixed grid gives fixed bits. sh: shared memory.
  */
+__device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double s0, double s1, double s2,
+                                             gr_vec_fast_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out,
+                                             unsigned blk, unsigned nblk)
+{
+    dot_fast_tree(sh, s0, s1, s2);
+    if (threadIdx.x == 0) {
+        rec[blk].s[0] = sh[0][0];
+        rec[blk].s[1] = sh[1][0];
+        rec[blk].s[2] = sh[2][0];
+    }
+    if (!gr_vec_last_block(&fold->ticket, nblk))
+        return;
+    double f0 = -0.0, f1 = -0.0, f2 = -0.0;
+    for (unsigned b = threadIdx.x; b < nblk; b += GR_VEC_BLOCK) {
+        f0 = __dadd_rn(f0, gr_vec_ld_other(&rec[b].s[0]));
+        f1 = __dadd_rn(f1, gr_vec_ld_other(&rec[b].s[1]));
+        f2 = __dadd_rn(f2, gr_vec_ld_other(&rec[b].s[2]));
+    }
+    dot_fast_tree(sh, f0, f1, f2);
+    if (threadIdx.x == 0) {
+        out->fast.s[0] = sh[0][0];
+        out->fast.s[1] = sh[1][0];
+        out->fast.s[2] = sh[2][0];
+    }
+    gr_vec_fold_done(&fold->ticket);
+}
+
+/* Block blk of nblk of one fast job: its part of *out (dot_fast_end). */
 template <int DT, bool SQ>
 __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint64_t n, gr_vec_fast_rec_t *rec,
                                               gr_vec_fold_t *fold, gr_vec_out_t *out, unsigned blk,
@@ -414,28 +443,50 @@ __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint
             s2 = dot_fold4(acc.s2);
         }
     }
-    dot_fast_tree(sh, s0, s1, s2);
-    if (threadIdx.x == 0) {
-        rec[blk].s[0] = sh[0][0];
-        rec[blk].s[1] = sh[1][0];
-        rec[blk].s[2] = sh[2][0];
-    }
-    if (!gr_vec_last_block(&fold->ticket, nblk))
-        return;
-    double f0 = -0.0, f1 = -0.0, f2 = -0.0;
-    for (unsigned b = threadIdx.x; b < nblk; b += GR_VEC_BLOCK) {
-        f0 = __dadd_rn(f0, gr_vec_ld_other(&rec[b].s[0]));
-        f1 = __dadd_rn(f1, gr_vec_ld_other(&rec[b].s[1]));
-        f2 = __dadd_rn(f2, gr_vec_ld_other(&rec[b].s[2]));
-    }
-    dot_fast_tree(sh, f0, f1, f2);
-    if (threadIdx.x == 0) {
-        out->fast.s[0] = sh[0][0];
-        out->fast.s[1] = sh[1][0];
-        out->fast.s[2] = sh[2][0];
-    }
-    gr_vec_fold_done(&fold->ticket);
+    dot_fast_end(sh, s0, s1, s2, rec, fold, out, blk, nblk);
 }
+
+/* A fast pair's two products (gr_vec_kernels.h): x.y in p[0], x.y2 in p[1], each as its single job's. */
+template <int DT>
+struct dot_fast_pair_acc {
+    dot_fast_acc<DT, false> p[2];
+    __device__ __forceinline__ void operator()(int u, double a, const double (&b)[2], uint64_t i)
+    {
+        p[0](u, a, b[0], i);
+        p[1](u, a, b[1], i);
+    }
+};
+
+/* Block blk of nblk of a fast pair job J (YX: J->y is J->x): both products' parts of their out records. */
+template <int DT, bool YX>
+__device__ __forceinline__ void dot_fast_pair_body(const gr_vec_jobs_t &jobs, const gr_vec_job_t *J, unsigned blk,
+                                                   double (*sh)[GR_VEC_BLOCK])
+{
+    typedef typename gr_vec_elem<DT>::type T;
+    const unsigned nblk = (unsigned)J->grid;
+    dot_fast_pair_acc<DT> acc;
+    const T *const ys[2] = {(const T *)J->y, (const T *)J->y2};
+    gr_vec_loop_ny<T, 2, YX, GR_VEC_LOOP_U>((const T *)J->x, ys, J->n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                                             (uint64_t)nblk * GR_VEC_BLOCK, acc);
+    gr_vec_fast_rec_t *rec = (gr_vec_fast_rec_t *)J->rec;
+    dot_fast_end(sh, dot_fold4(acc.p[0].s0), 0.0, 0.0, rec, jobs.fold + J->slot, jobs.out + J->slot, blk, nblk);
+    const unsigned s2 = J->pair - 1u;
+    dot_fast_end(sh, dot_fold4(acc.p[1].s0), 0.0, 0.0, rec + nblk, jobs.fold + s2, jobs.out + s2, blk, nblk);
+}
+
+/* Run a pair body F<DT, YX> for a pair job's runtime dtype (floating) and x == y. */
+#define GR_VEC_PAIR_DISPATCH(J, CALL)                                                                                \
+    switch ((J)->dtype * 2 + ((J)->y == (J)->x)) {                                                                  \
+    case GR_C_F32 * 2: CALL(GR_C_F32, false); break;                                                                 \
+    case GR_C_F32 * 2 + 1: CALL(GR_C_F32, true); break;                                                              \
+    case GR_C_F64 * 2: CALL(GR_C_F64, false); break;                                                                 \
+    case GR_C_F64 * 2 + 1: CALL(GR_C_F64, true); break;                                                              \
+    case GR_C_F16 * 2: CALL(GR_C_F16, false); break;                                                                 \
+    case GR_C_F16 * 2 + 1: CALL(GR_C_F16, true); break;                                                              \
+    case GR_C_BF16 * 2: CALL(GR_C_BF16, false); break;                                                               \
+    case GR_C_BF16 * 2 + 1: CALL(GR_C_BF16, true); break;                                                            \
+    default: break;                                                                                                  \
+    }
 
 /* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
@@ -473,6 +524,12 @@ __global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_j
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    if (J->pair) {
+#define GR_FAST_PAIR_CALL(DT, YX) dot_fast_pair_body<DT, YX>(jobs, J, blk, sh)
+        GR_VEC_PAIR_DISPATCH(J, GR_FAST_PAIR_CALL)
+#undef GR_FAST_PAIR_CALL
+        return;
+    }
 #define GR_FAST_CALL(DT, SQ)                                                                                         \
     dot_fast_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_fast_rec_t *)J->rec, jobs.fold + J->slot,         \
                           jobs.out + J->slot, blk, (unsigned)J->grid, sh)

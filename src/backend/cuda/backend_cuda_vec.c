@@ -55,6 +55,7 @@ typedef struct vec_arena {
     unsigned char kind[GR_BATCH_MAX];
     int grid[GR_BATCH_MAX];
     size_t off[GR_BATCH_MAX];
+    int partner[GR_BATCH_MAX]; /* a pair's first item: its second's index; the second: -2; else -1 */
 } vec_arena_t;
 
 typedef struct vec_state {
@@ -177,6 +178,56 @@ static int arg_which(const gr_batch_item_t *it)
     return it->desc.op.kind == GR_OP_ARGMIN ? GR_VEC_ARG_MIN : GR_VEC_ARG_MAX;
 }
 
+/*
+ * Two dot items that one pass can read (a pair job, gr_vec_kernels.h): the same floating dtype, count
+ * and record kind, sharing an array (pointer-equal), all three arrays at one offset from 16 bytes. The
+ * shared array into *a, p's other into *b0, q's other into *b1 (products commute, bit for bit).
+ */
+static int pair_arrays(const gr_batch_item_t *p, const gr_batch_item_t *q, const void **a, const void **b0,
+                       const void **b1)
+{
+    gr_dtype_t t = p->desc.dtype;
+    if (p->desc.op.kind != GR_OP_DOT || q->desc.op.kind != GR_OP_DOT || q->desc.dtype != t ||
+        p->count != q->count || !(t == GR_F32 || t == GR_F64 || t == GR_F16 || t == GR_BF16))
+        return 0;
+    const void *pv[2] = {p->x, p->y}, *qv[2] = {q->x, q->y};
+    for (int u = 0; u < 2; ++u)
+        for (int w = 0; w < 2; ++w) {
+            if (pv[u] != qv[w])
+                continue;
+            const uintptr_t off = (uintptr_t)pv[u] & 15u;
+            if (((uintptr_t)pv[1 - u] & 15u) != off || ((uintptr_t)qv[1 - w] & 15u) != off)
+                return 0;
+            *a = pv[u];
+            *b0 = pv[1 - u];
+            *b1 = qv[1 - w];
+            return 1;
+        }
+    return 0;
+}
+
+/* The record kinds whose kernels read pairs in one pass. */
+static int pairs_kind(int kind) { return kind == REC_FAST; }
+
+/* Pair the batch's dot items greedily, in item order (a->kind and a->grid set). */
+static void find_pairs(vec_arena_t *a, const gr_batch_item_t *items, int k)
+{
+    for (int j = 0; j < k; ++j)
+        a->partner[j] = -1;
+    for (int j = 0; j < k; ++j) {
+        if (a->partner[j] != -1 || !pairs_kind(a->kind[j]))
+            continue;
+        for (int q = j + 1; q < k; ++q) {
+            const void *x, *y0, *y1;
+            if (a->partner[q] == -1 && a->kind[q] == a->kind[j] && pair_arrays(&items[j], &items[q], &x, &y0, &y1)) {
+                a->partner[j] = q;
+                a->partner[q] = -2;
+                break;
+            }
+        }
+    }
+}
+
 /* One item alone: its single-call kernel (the path of a single dot, nrm2, argmin or argmax). */
 static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *it, int j)
 {
@@ -202,8 +253,9 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
         jobs->njobs = 0;
         unsigned blocks = 0;
         int last = -1;
+        int pairs = 0;
         for (int j = 0; j < k; ++j) {
-            if (a->kind[j] != kind)
+            if (a->kind[j] != kind || a->partner[j] == -2)
                 continue;
             const gr_batch_item_t *it = &items[j];
             gr_vec_job_t *J = &jobs->job[jobs->njobs++];
@@ -217,15 +269,24 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
             J->first_block = blocks;
             J->slot = (unsigned short)j;
             J->which = (unsigned short)(kind == REC_ARG ? arg_which(it) : 0);
+            if (a->partner[j] >= 0) { /* x.y and x.y2 in one pass: batch launches only */
+                const void *x, *y0, *y1;
+                (void)pair_arrays(it, &items[a->partner[j]], &x, &y0, &y1);
+                J->x = x;
+                J->y = y0;
+                J->y2 = y1;
+                J->pair = (unsigned short)(1 + a->partner[j]);
+                pairs++;
+            }
             blocks += (unsigned)a->grid[j];
             last = j;
         }
         cudaError_t e = cudaSuccess;
-        if (jobs->njobs == 1)
+        if (jobs->njobs == 1 && !pairs)
             e = launch_one(s, a, &items[last], last);
-        else if (jobs->njobs > 1 && kind == REC_ARG)
+        else if (jobs->njobs >= 1 && kind == REC_ARG)
             e = gr_cuda_launch_argext_batch(jobs, s->stream);
-        else if (jobs->njobs > 1)
+        else if (jobs->njobs >= 1)
             e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, s->stream);
         if (e != cudaSuccess)
             return e;
@@ -257,14 +318,18 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
         const gr_batch_item_t *it = &items[j];
         a->kind[j] = (unsigned char)item_kind(it);
         a->grid[j] = 0;
-        a->off[j] = bytes;
         if (a->kind[j] == REC_NONE)
             continue;
         GR_CHECK(device_ptr(s, it->x, "x"));
         if (it->desc.op.kind == GR_OP_DOT)
             GR_CHECK(device_ptr(s, it->y, "y"));
         a->grid[j] = gr_vec_grid(s->sm_count, s->grid_override, it->count, a->kind[j] == REC_EXACT);
-        bytes += (rec_size(a->kind[j]) * (size_t)a->grid[j] + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
+    }
+    find_pairs(a, items, k);
+    for (int j = 0; j < k; ++j) { /* block records: a pair's first item holds both products' */
+        a->off[j] = bytes;
+        const size_t recs = (size_t)a->grid[j] * (a->partner[j] >= 0 ? 2u : a->partner[j] == -2 ? 0u : 1u);
+        bytes += (rec_size(a->kind[j]) * recs + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
     }
     GR_CHECK(arena_reserve(a, bytes, s->stream));
     GR_CHECK(gr_cuda_order_after(s, stream));
