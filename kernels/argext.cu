@@ -45,26 +45,17 @@ using namespace gr_arg;
 template <bool INT, int W, typename F>
 __device__ __forceinline__ void side_fields(gr_vec_arg_rec_t &d, const gr_vec_arg_rec_t &s, F f)
 {
-    if constexpr (INT) {
-        if constexpr ((W & kMin) != 0) {
-            f(d.imin, s.imin);
-            f(d.imin_i, s.imin_i);
-        }
-        if constexpr ((W & kMax) != 0) {
-            f(d.imax, s.imax);
-            f(d.imax_i, s.imax_i);
-        }
-    } else {
+    if constexpr (!INT)
         f(d.nan_i, s.nan_i);
-        if constexpr ((W & kMin) != 0) {
-            f(d.fmin, s.fmin);
-            f(d.fmin_i, s.fmin_i);
-        }
-        if constexpr ((W & kMax) != 0) {
-            f(d.fmax, s.fmax);
-            f(d.fmax_i, s.fmax_i);
-        }
-    }
+    const auto side = [&](auto lo) {
+        constexpr bool LO = decltype(lo)::value;
+        f(side_f<INT, LO, false>(d), side_f<INT, LO, false>(s));
+        f(side_f<INT, LO, true>(d), side_f<INT, LO, true>(s));
+    };
+    if constexpr ((W & kMin) != 0)
+        side(std::true_type());
+    if constexpr ((W & kMax) != 0)
+        side(std::false_type());
 }
 
 /* Lane + off's record (the fields of the sides W; the rest: a's). */

@@ -13,6 +13,7 @@
 #include "gr_vec_loop.cuh"
 
 #include <stdint.h>
+#include <type_traits>
 
 namespace gr_arg {
 
@@ -28,12 +29,28 @@ __device__ __forceinline__ void arg_init(gr_vec_arg_rec_t &a)
     a.fmin_i = a.fmax_i = a.imin_i = a.imax_i = a.nan_i = INT64_MAX;
 }
 
-/* (v, i) into one side: the lower value (LO) or the higher, the lower index on ties. */
-template <bool LO, typename C>
-__device__ __forceinline__ void side_put(C &best, int64_t &best_i, C v, int64_t i)
+/* A record's field of one side (LO: the min side): its value, or its index (IDX), of the integer (INT) or the
+ * floating fields. */
+template <bool INT, bool LO, bool IDX, typename R>
+__device__ __forceinline__ auto &side_f(R &r)
 {
-    if ((LO ? v < best : v > best) || (v == best && i < best_i)) {
-        best = v;
+    if constexpr (IDX)
+        return INT ? (LO ? r.imin_i : r.imax_i) : (LO ? r.fmin_i : r.fmax_i);
+    else if constexpr (INT)
+        return LO ? r.imin : r.imax;
+    else
+        return LO ? r.fmin : r.fmax;
+}
+
+/* (v, i) into a side: the lower value (LO) or the higher, the lower index on ties. */
+template <bool INT, bool LO, typename C>
+__device__ __forceinline__ void side_put(gr_vec_arg_rec_t &a, C v, int64_t i)
+{
+    auto &best = side_f<INT, LO, false>(a);
+    int64_t &best_i = side_f<INT, LO, true>(a);
+    const std::remove_reference_t<decltype(best)> w = v; /* exact: f32 in f64, int32 in int64 */
+    if ((LO ? w < best : w > best) || (w == best && i < best_i)) {
+        best = w;
         best_i = i;
     }
 }
@@ -42,42 +59,31 @@ __device__ __forceinline__ void side_put(C &best, int64_t &best_i, C v, int64_t 
 template <bool INT, int W>
 __device__ __forceinline__ void merge(gr_vec_arg_rec_t &a, const gr_vec_arg_rec_t &b)
 {
-    if constexpr (INT) {
-        if constexpr ((W & kMin) != 0)
-            side_put<true>(a.imin, a.imin_i, b.imin, b.imin_i);
-        if constexpr ((W & kMax) != 0)
-            side_put<false>(a.imax, a.imax_i, b.imax, b.imax_i);
-    } else {
+    if constexpr (!INT) {
         if (b.nan_i < a.nan_i)
             a.nan_i = b.nan_i;
-        if constexpr ((W & kMin) != 0)
-            side_put<true>(a.fmin, a.fmin_i, b.fmin, b.fmin_i);
-        if constexpr ((W & kMax) != 0)
-            side_put<false>(a.fmax, a.fmax_i, b.fmax, b.fmax_i);
     }
+    if constexpr ((W & kMin) != 0)
+        side_put<INT, true>(a, side_f<INT, true, false>(b), side_f<INT, true, true>(b));
+    if constexpr ((W & kMax) != 0)
+        side_put<INT, false>(a, side_f<INT, false, false>(b), side_f<INT, false, true>(b));
 }
 
-/* One element by the exact path: floating v (halves widened) at global index gi. */
-template <int W>
-__device__ __forceinline__ void put_f(gr_vec_arg_rec_t &a, double v, int64_t gi)
+/* One element by the exact path: v (floating: double, halves widened; integer: int64) at global index gi. */
+template <bool INT, int W, typename C>
+__device__ __forceinline__ void put_one(gr_vec_arg_rec_t &a, C v, int64_t gi)
 {
-    if (v != v) {
-        if (gi < a.nan_i)
-            a.nan_i = gi;
-        return;
+    if constexpr (!INT) {
+        if (v != v) {
+            if (gi < a.nan_i)
+                a.nan_i = gi;
+            return;
+        }
     }
     if constexpr ((W & kMin) != 0)
-        side_put<true>(a.fmin, a.fmin_i, v, gi);
+        side_put<INT, true>(a, v, gi);
     if constexpr ((W & kMax) != 0)
-        side_put<false>(a.fmax, a.fmax_i, v, gi);
-}
-template <int W>
-__device__ __forceinline__ void put_i(gr_vec_arg_rec_t &a, int64_t v, int64_t gi)
-{
-    if constexpr ((W & kMin) != 0)
-        side_put<true>(a.imin, a.imin_i, v, gi);
-    if constexpr ((W & kMax) != 0)
-        side_put<false>(a.imax, a.imax_i, v, gi);
+        side_put<INT, false>(a, v, gi);
 }
 
 /* The start states of the lanes: the compare type's lowest (lo) and highest (hi) value. */
@@ -163,9 +169,9 @@ __device__ __forceinline__ void put_elem(gr_vec_arg_rec_t &a, const typename fas
                                          int64_t gi)
 {
     if constexpr (fast<DT>::INT)
-        put_i<W>(a, (int64_t)x[i], gi);
+        put_one<true, W>(a, (int64_t)x[i], gi);
     else
-        put_f<W>(a, (double)gr_widen(x[i]), gi);
+        put_one<false, W>(a, (double)gr_widen(x[i]), gi);
 }
 
 /* The exact path as a gr_vec_loop visitor (one slot). */
@@ -173,13 +179,22 @@ template <int W>
 struct exact_visit {
     gr_vec_arg_rec_t a;
     int64_t base;
-    __device__ __forceinline__ void operator()(int, double v, double, uint64_t i) { put_f<W>(a, v, base + (int64_t)i); }
+    __device__ __forceinline__ void operator()(int, double v, double, uint64_t i) { put_one<false, W>(a, v, base + (int64_t)i); }
 };
 
 /* Vectors in flight per thread. */
 #define ARG_U 4
 /* Vectors of a thread per 32-bit position range (positions k R + h < 2^31). */
 #define ARG_CHUNK ((uint64_t)1 << 29)
+
+/* Element c at position p into a lane's best (LO: the lower) and its position: strict, the earlier wins ties. */
+template <bool LO, typename C>
+__device__ __forceinline__ void lane_put(C c, C &best, uint32_t &pos, uint32_t p)
+{
+    const bool b = LO ? c < best : c > best;
+    best = b ? c : best;
+    pos = b ? p : pos;
+}
 
 /* One thread's lanes: best value and position per side. */
 template <int DT, int W>
@@ -207,16 +222,10 @@ struct lanes {
 #pragma unroll
             for (int j = 0; j < F::S; ++j) {
                 const typename F::C c = g[h][j];
-                if constexpr ((W & kMin) != 0) {
-                    const bool b = c < mn[j];
-                    mn[j] = b ? c : mn[j];
-                    pmn[j] = b ? p : pmn[j];
-                }
-                if constexpr ((W & kMax) != 0) {
-                    const bool b = c > mx[j];
-                    mx[j] = b ? c : mx[j];
-                    pmx[j] = b ? p : pmx[j];
-                }
+                if constexpr ((W & kMin) != 0)
+                    lane_put<true>(c, mn[j], pmn[j], p);
+                if constexpr ((W & kMax) != 0)
+                    lane_put<false>(c, mx[j], pmx[j], p);
                 if constexpr (!F::INT)
                     nan |= c != c;
             }
@@ -233,23 +242,17 @@ __device__ __forceinline__ void lanes_out(const lanes<DT, W> &s, gr_vec_arg_rec_
     typedef fast<DT> F;
     constexpr int L = F::R * F::S;
     const int64_t b0 = base + (int64_t)head;
+    const auto out = [&](auto lo, const typename F::C(&v)[F::S], const uint32_t(&pos)[F::S]) {
+        constexpr bool LO = decltype(lo)::value;
 #pragma unroll
-    for (int j = 0; j < F::S; ++j) {
-        if constexpr ((W & kMin) != 0) {
-            const int64_t gi = b0 + (int64_t)((t + (kb + s.pmn[j] / F::R) * nt) * L + (s.pmn[j] % F::R) * F::S + j);
-            if constexpr (F::INT)
-                side_put<true>(a.imin, a.imin_i, (int64_t)s.mn[j], gi);
-            else
-                side_put<true>(a.fmin, a.fmin_i, (double)s.mn[j], gi);
-        }
-        if constexpr ((W & kMax) != 0) {
-            const int64_t gi = b0 + (int64_t)((t + (kb + s.pmx[j] / F::R) * nt) * L + (s.pmx[j] % F::R) * F::S + j);
-            if constexpr (F::INT)
-                side_put<false>(a.imax, a.imax_i, (int64_t)s.mx[j], gi);
-            else
-                side_put<false>(a.fmax, a.fmax_i, (double)s.mx[j], gi);
-        }
-    }
+        for (int j = 0; j < F::S; ++j)
+            side_put<F::INT, LO>(a, v[j],
+                                 b0 + (int64_t)((t + (kb + pos[j] / F::R) * nt) * L + (pos[j] % F::R) * F::S + j));
+    };
+    if constexpr ((W & kMin) != 0)
+        out(std::true_type(), s.mn, s.pmn);
+    if constexpr ((W & kMax) != 0)
+        out(std::false_type(), s.mx, s.pmx);
 }
 
 /* Elements [lo + t, hi) step nt by the exact path. */
