@@ -179,7 +179,10 @@ template <int W>
 struct exact_visit {
     gr_vec_arg_rec_t a;
     int64_t base;
-    __device__ __forceinline__ void operator()(int, double v, double, uint64_t i) { put_one<false, W>(a, v, base + (int64_t)i); }
+    __device__ __forceinline__ void operator()(int, double v, double, uint64_t i)
+    {
+        put_one<false, W>(a, v, base + (int64_t)i);
+    }
 };
 
 /* Vectors in flight per thread. */
