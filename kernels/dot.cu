@@ -134,8 +134,8 @@ __device__ __forceinline__ double w_frexp(double a, int &e)
     return __longlong_as_double((bits & ~(0x7FFll << 52)) | (1022ll << 52));
 }
 
-/* One term t (finite) into the thread's expansion x; the residual, or t itself
- * when |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
+/* One term t (finite) into expansion x; the residual, or t itself when
+ * |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
 template <int K>
 __device__ __forceinline__ void x_add(unsigned long long *lim, double (&x)[K], double t)
 {
@@ -148,18 +148,19 @@ __device__ __forceinline__ void x_add(unsigned long long *lim, double (&x)[K], d
         w_add(lim, r, 0);
 }
 
-/* The exact product a*b of two finite doubles: through the expansion x when
- * p and its error e are ordinary doubles, else scaled straight to the limbs. */
-template <int K>
-__device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&x)[K], double a, double b)
+/* The exact product a*b of two finite doubles: p into xp and its error e
+ * into xe when both are ordinary doubles, else scaled straight to the limbs. */
+template <int KP, int KE>
+__device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&xp)[KP], double (&xe)[KE], double a,
+                                              double b)
 {
     double p = __dmul_rn(a, b);
     double ap = fabs(p);
     if (ap >= 0x1p-968 && ap <= 0x1p1020) {
         double e = __fma_rn(a, b, -p);
-        x_add(lim, x, p);
+        x_add(lim, xp, p);
         if (e != 0)
-            x_add(lim, x, e);
+            x_add(lim, xe, e);
         return;
     }
     if (a == 0 || b == 0)
@@ -170,6 +171,48 @@ __device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&
     double e = __fma_rn(ma, mb, -p);
     w_add(lim, p, ea + eb);
     w_add(lim, e, ea + eb);
+}
+
+/* High words of 2^-968 and 2^960: the f64 batch takes products p with X_P_LO <= |p|'s high word < X_P_HI. */
+#define X_P_LO 0x03700000u
+#define X_P_HI 0x7BF00000u
+
+/* Nonzero bits below the sign of t, or'ed into acc (integer ops only): acc != 0 iff some t != +-0. */
+__device__ __forceinline__ unsigned int x_nonzero(unsigned int acc, double t)
+{
+    return acc | (unsigned int)__double2loint(t) | ((unsigned int)__double2hiint(t) << 1);
+}
+
+/*
+ * N terms (finite, each < 2^960 in magnitude) through expansion x stage by
+ * stage, as gr_x_batch does: N TwoSums into x[0] (N independent chains),
+ * then, only if some error is nonzero, N into x[1], and so on; the residuals
+ * left after x[K-1] go to the limbs. first: test for all-zero terms before
+ * x[0] too (the f64 errors e are often all zero).
+ */
+template <int K, int N>
+__device__ __forceinline__ void x_stages(unsigned long long *lim, double (&x)[K], double (&t)[N], bool first)
+{
+#pragma unroll
+    for (int s = 0; s <= K; ++s) {
+        if (s > 0 || first) {
+            unsigned int nz = 0u;
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+                nz = x_nonzero(nz, t[j]);
+            if (nz == 0u)
+                return;
+        }
+        if (s < K) {
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+                x[s] = gr_two_sum(x[s], t[j], t[j]);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        if (t[j] != 0)
+            w_add(lim, t[j], 0);
 }
 
 /* The 128-bit two's complement integer hi:lo at 2^0, as gr_xacc_add_i128. */
@@ -186,20 +229,34 @@ __device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo,
         atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
 }
 
-/* One thread's exact state (header): the expansion xe in front of the block's limbs, and its counts.
- * Visitor of gr_vec_loop: one expansion for all slots (the slot does not matter: the sum is exact). */
+/*
+ * One thread's exact state (header): the expansions xp (products p) and xe
+ * (f64: the products' errors e) in front of the block's limbs, its counts and
+ * its signed-zero flag. Visitor of gr_vec_loop: whole rounds of U vector
+ * pairs through vecs (the batch), every other element through operator()
+ * (the slow path, also the batch's fallback).
+ */
 template <int DT, bool SQ>
 struct dot_exact_acc {
-    static constexpr int K = DT == GR_C_F64 ? 3 : 2; /* f64: p + e per product; f32 / half: p alone */
+    typedef typename gr_vec_elem<DT>::type T;
+    enum { whole_vectors = 1 };
+    static constexpr bool F64 = DT == GR_C_F64;
+    static constexpr int KP = 2, KE = F64 ? 2 : 1; /* f32 / half: p alone, xe stays 0 */
     unsigned long long *lim;
-    double xe[K];
-    uint64_t nan, pinf, ninf, nnz;
-    __device__ __forceinline__ explicit dot_exact_acc(unsigned long long *l) : lim(l), nan(0), pinf(0), ninf(0), nnz(0)
+    double xp[KP], xe[KE];
+    unsigned int nan, pinf, ninf; /* < 2^22 each: a thread's elements (header) */
+    int nz;                       /* a finite product of the slow path was not -0.0 */
+    __device__ __forceinline__ explicit dot_exact_acc(unsigned long long *l) : lim(l), nan(0), pinf(0), ninf(0), nz(0)
     {
+        xp[0] = -0.0; /* the signed-zero flag of the batch path (header) */
 #pragma unroll
-        for (int k = 0; k < K; ++k)
+        for (int k = 1; k < KP; ++k)
+            xp[k] = 0.0;
+#pragma unroll
+        for (int k = 0; k < KE; ++k)
             xe[k] = 0.0;
     }
+    /* The slow path: any element, checked on its own. */
     __device__ __forceinline__ void operator()(int, double a, double b, uint64_t)
     {
         if (SQ)
@@ -207,11 +264,11 @@ struct dot_exact_acc {
         if (isfinite(a) && isfinite(b)) {
             double p = __dmul_rn(a, b);
             if (!(p == 0 && signbit(p)))
-                ++nnz;
-            if (DT == GR_C_F64)
-                w_add_product(lim, xe, a, b);
+                nz = 1;
+            if (F64)
+                w_add_product(lim, xp, xe, a, b);
             else
-                x_add(lim, xe, p); /* exact: 24 + 24 significant bits, |p| < 2^256 */
+                x_add(lim, xp, p); /* exact: 24 + 24 significant bits, |p| < 2^256 */
         } else {
             double t = a * b; /* NaN or Inf as IEEE: Inf * 0 is NaN */
             if (isnan(t))
@@ -221,6 +278,84 @@ struct dot_exact_acc {
             else
                 ++ninf;
         }
+    }
+    /*
+     * The batch: the U vector pairs' N = U L products at once. One check for
+     * all (f32 / half: every p finite; f64: every p in [2^-968, 2^960), then
+     * for a batch that fails only that, every p outside it a zero of a zero
+     * factor), then p stage by stage through xp and (f64) e through xe; else
+     * each element through the slow path, read again from memory in a loop
+     * that is not unrolled (one copy of it, no registers held for it here).
+     */
+    template <typename V, int U>
+    __device__ __forceinline__ void vecs(const V (&va)[U], const V (&vb)[U], const T *__restrict__ xh,
+                                         const T *__restrict__ yh, uint64_t i, uint64_t nt)
+    {
+        constexpr int L = 16 / sizeof(T), N = U * L;
+        double p[N], e[F64 ? N : 1];
+        unsigned int worst = 0u; /* f32 / half: max |p| high word; f64: max of (high word - 2^-968's), unsigned */
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            double la[L], lb[L];
+            gr_lanes(va[u], la);
+            gr_lanes(vb[u], lb);
+#pragma unroll
+            for (int k = 0; k < L; ++k) {
+                const int j = u * L + k;
+                p[j] = __dmul_rn(la[k], lb[k]);
+                const unsigned int h = (unsigned int)__double2hiint(p[j]) & 0x7FFFFFFFu;
+                if (F64) {
+                    e[j] = __fma_rn(la[k], lb[k], -p[j]);
+                    worst = max(worst, h - X_P_LO);
+                } else {
+                    worst = max(worst, h);
+                }
+            }
+        }
+        const bool ok = F64 ? worst < X_P_HI - X_P_LO : worst < 0x7FF00000u;
+        if (__builtin_expect(!ok, 0) && !(F64 && zeros_only<N>(xh, yh, i, nt))) {
+#pragma unroll 1
+            for (int k = 0; k < N; ++k) {
+                const uint64_t idx = (i + (uint64_t)(k / L) * nt) * L + (uint64_t)(k % L);
+                (*this)(0, (double)gr_widen(xh[idx]), SQ ? 0.0 : (double)gr_widen(yh[idx]), idx);
+            }
+            return;
+        }
+        x_stages(lim, xp, p, false);
+        if (F64)
+            x_stages(lim, xe, e, true);
+    }
+    /* f64, a batch that failed the window: true when every p outside [2^-968, 2^960) is +-0 with a
+     * zero factor (then e is +-0 too, and p's sign is the product's: the batch may take them). The
+     * elements are read again, in a loop that is not unrolled: the vectors need not stay live. */
+    template <int N>
+    __device__ __forceinline__ static bool zeros_only(const T *__restrict__ xh, const T *__restrict__ yh, uint64_t i,
+                                                      uint64_t nt)
+    {
+        constexpr int L = 16 / sizeof(T);
+        bool ok = true;
+#pragma unroll 1
+        for (int k = 0; k < N; ++k) {
+            const uint64_t idx = (i + (uint64_t)(k / L) * nt) * L + (uint64_t)(k % L);
+            const double a = gr_widen(xh[idx]), b = SQ ? a : gr_widen(yh[idx]);
+            const double p = __dmul_rn(a, b);
+            const unsigned int h = (unsigned int)__double2hiint(p) & 0x7FFFFFFFu;
+            ok &= h - X_P_LO < X_P_HI - X_P_LO || (p == 0 && (a == 0 || b == 0));
+        }
+        return ok;
+    }
+    /* The end of the thread's loop: the expansions to the limbs (now they hold its exact sum). */
+    __device__ __forceinline__ void flush()
+    {
+        nz |= (unsigned long long)__double_as_longlong(xp[0]) != 0x8000000000000000ull;
+#pragma unroll
+        for (int k = 0; k < KP; ++k)
+            if (xp[k] != 0)
+                w_add(lim, xp[k], 0);
+#pragma unroll
+        for (int k = 0; k < KE; ++k)
+            if (xe[k] != 0)
+                w_add(lim, xe[k], 0);
     }
 };
 
@@ -246,19 +381,15 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     } else {
         typedef typename gr_vec_elem<DT>::type T;
         dot_exact_acc<DT, SQ> acc(lim);
-        /* vectors in flight: 2 (f32, f64), 1 (8 halves); more spill at the 64 registers of 4 blocks per SM */
+        /* vector pairs per batch: 2 (f32, f64), 1 (8 halves): 8 f32 / half or 4 f64 products */
         constexpr int U = sizeof(T) == 2 ? 1 : 2;
         gr_vec_loop<T, !SQ, U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
                                (uint64_t)nblk * GR_VEC_BLOCK, acc);
-        /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
-#pragma unroll
-        for (int k = 0; k < acc.K; ++k)
-            if (acc.xe[k] != 0)
-                w_add(lim, acc.xe[k], 0);
+        acc.flush();
         nan = acc.nan;
         pinf = acc.pinf;
         ninf = acc.ninf;
-        nnz = acc.nnz;
+        nnz = (uint64_t)acc.nz;
     }
     if (nan)
         atomicAdd(&cnt[0], (unsigned long long)nan);

@@ -18,6 +18,11 @@
  * y is not read) as double; halves are widened exactly (gr_widen, gr_widen8).
  * slot is a constant once the loop is unrolled, so arrays indexed by it stay
  * in registers.
+ * A visitor with a member `enum { whole_vectors = 1 }` takes each round of the
+ * body whole instead: f.vecs(a, b, xh, yh, i, nt) with a[u], b[u] vectors
+ * i + u nt of x and y (b = a when y is not read), xh = x + head and yh (= xh
+ * when y is not read), so element k of a[u] is xh[(i + u nt) L + k]. Every
+ * other part of the loop, and every other visitor, is as above.
  */
 #ifndef GR_VEC_LOOP_CUH
 #define GR_VEC_LOOP_CUH
@@ -28,6 +33,16 @@
 
 /* Vectors of each input in flight per thread, and accumulators per visitor. */
 #define GR_VEC_LOOP_U 4
+
+/* Whether visitor F takes the body's rounds whole (F::whole_vectors, above). */
+template <typename F, typename = int>
+struct gr_vec_whole {
+    enum { value = 0 };
+};
+template <typename F>
+struct gr_vec_whole<F, decltype((void)F::whole_vectors, 0)> {
+    enum { value = F::whole_vectors };
+};
 
 /* The lanes of one 16-byte vector as doubles, in index order. */
 __device__ __forceinline__ void gr_lanes(float4 v, double (&o)[4])
@@ -89,19 +104,26 @@ __device__ __forceinline__ void gr_vec_loop(const T *__restrict__ x, const T *__
             if constexpr (Y)
                 b[u] = gr_ldg(vy + (i + (uint64_t)u * nt));
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            double la[L], lb[L];
-            gr_lanes(a[u], la);
+        if constexpr (gr_vec_whole<F>::value) {
             if constexpr (Y)
-                gr_lanes(b[u], lb);
-            const uint64_t i0 = head + (i + (uint64_t)u * nt) * L;
+                f.vecs(a, b, x + head, y + head, i, nt);
+            else
+                f.vecs(a, a, x + head, x + head, i, nt);
+        } else {
 #pragma unroll
-            for (int j = 0; j < L; ++j) {
+            for (int u = 0; u < U; ++u) {
+                double la[L], lb[L];
+                gr_lanes(a[u], la);
                 if constexpr (Y)
-                    f(u, la[j], lb[j], i0 + j);
-                else
-                    f(u, la[j], 0.0, i0 + j);
+                    gr_lanes(b[u], lb);
+                const uint64_t i0 = head + (i + (uint64_t)u * nt) * L;
+#pragma unroll
+                for (int j = 0; j < L; ++j) {
+                    if constexpr (Y)
+                        f(u, la[j], lb[j], i0 + j);
+                    else
+                        f(u, la[j], 0.0, i0 + j);
+                }
             }
         }
     }
