@@ -18,38 +18,86 @@
  *        2^0 at bit GR_VEC_WBIAS). Integer adds commute: any schedule, any
  *        grid gives the same total, hence the same bits as the cpu backend.
  *        Integers always take this path (128-bit products).
- *        In front of the limbs each thread keeps a floating-point expansion
- *        a[0..K) (K = 3 for f64, whose product has two terms p and
- *        e = fma(a, b, -p); K = 2 for f32 / f16 / bf16, whose product p is
- *        exact and e = 0), as the exact sum kernel does (gr_exact.cuh): each
- *        term t goes through a cascade of K error-free TwoSums, a[i] + t ->
- *        (a[i]', t'), and the last t' (the residual r, usually 0) is added
- *        to the limbs by w_add when r != 0. Each TwoSum keeps a[i] + t
- *        exactly, so at every step sum(a) + (everything added to the limbs)
- *        is the exact sum of the thread's terms; at the end of its loop the
- *        thread adds its K expansion terms to the limbs (w_add: exact), so
- *        the limbs hold the exact total as before and the result (the exact
- *        value rounded once on the host) cannot change.
- *        Products whose p needs the scaled path (|p| < 2^-968 or > 2^1020)
- *        and terms of magnitude >= 2^960 bypass the expansion to the limbs
- *        (w_add with their shift), so every expansion term is < 2^960.
- *        No overflow: in a TwoSum |a[i]'| <= |a[i]| + |t| and |t'| <= |t|
- *        (round to nearest is monotone; the error of a rounded sum is at
- *        most the smaller addend), so each a[i] grows by less than 2^960 per
- *        term. The host keeps n <= grid GR_VEC_EXACT_PER_BLOCK (2^29), and a
- *        thread of the nt = grid GR_VEC_BLOCK threads sees at most
- *        n / nt + L + 2 elements (gr_vec_loop.cuh: at most one head and one
- *        tail element, whole L-element vectors of a grid-stride; L <= 8),
- *        < 2^21 + 16 < 2^29, 2 terms each: |a[i]| < 2^30 2^960 = 2^990 and
- *        every TwoSum intermediate < 2^992, far from 2^1024, so every TwoSum
- *        is exact (Knuth's TwoSum is error-free for finite operands without
- *        overflow, subnormals included: no flush-to-zero here).
- *        Capacity: an element makes at most two w_adds (each of its two terms
- *        is added to the limbs at most once: as itself or as its cascade's
- *        residual), each < 2^32 per limb, and each thread flushes K <= 3
- *        terms at its end. A block sees at most GR_VEC_BLOCK (n / nt + 10)
- *        < 2^29 + 2^12 elements, so a limb receives < (2^29 + 2^12) 2^33 +
- *        3 GR_VEC_BLOCK 2^32 < 2^63 in magnitude.
+ *        In front of the limbs each thread keeps two-term floating-point
+ *        expansions (error-free TwoSums, gr_exact.cuh): xp for the products
+ *        p = fl(a b), and, for f64, xe for their errors e = fma(a, b, -p)
+ *        (f32 / f16 / bf16: p is exact in f64, e = 0, no xe). e is below
+ *        2^-53 |p|, so the e's need their own leading term: through xp they
+ *        would have taken a third stage (36 additions an element); in xe
+ *        they take two, as the p's do in xp (24).
+ *   batch (dot_exact_acc::vecs, the body of gr_vec_loop: U vector pairs of
+ *        each thread, N = U L elements, 8 for f32 / f16 / bf16, 4 for f64):
+ *        all N products first, then one check for the batch, integer ops on
+ *        the high words of the p's only:
+ *          f32 / half: every p finite. A product of finite floats is exact in
+ *            f64 and below 2^256 (subnormal factors included: >= 2^-298 when
+ *            nonzero); a NaN or Inf factor gives a NaN or Inf p (Inf 0 is
+ *            NaN). So "p finite" is "both factors finite".
+ *          f64: every p in [2^-968, 2^960). Then p is finite (so are a and
+ *            b), e is exact (the exponents of a and b sum to >= -970: a b is
+ *            a multiple of 2^-1074 and e, at most half an ulp of p, fits 53
+ *            bits, as a subnormal where it must; Boldo and Muller), and p,
+ *            e < 2^960. A batch that fails only because some p is +-0 with
+ *            a zero factor (zeros_only: a, b read again) takes the batch
+ *            too: then p and e are zeros and p's sign is the product's.
+ *        Then the p's stage by stage (x_stages, gr_x_batch's order): N
+ *        TwoSums into xp[0] (N independent chains), then, only if one of
+ *        their errors is nonzero, N into xp[1]; the residuals left after
+ *        xp[1], if any, go to the limbs (w_add, exact). The e's the same
+ *        through xe, with a zero test before xe[0] too (data whose products
+ *        are exact skip xe). A zero test is two integer ops a term.
+ *        A batch that fails its check sends each of its elements through the
+ *        slow path, read again from memory in a loop that is not unrolled.
+ *   slow path (operator(): head, tail, the < U vectors left, failed batches):
+ *        NaN / Inf counted (a b as IEEE says: Inf 0 is NaN); f64 products
+ *        whose p is outside [2^-968, 2^1020] scaled straight to the limbs
+ *        (p, e of the frexp'd factors with their shift), p of a zero factor
+ *        dropped; other p into xp, e into xe, one term at a time (x_add:
+ *        terms >= 2^960 straight to the limbs, else the K-TwoSum cascade
+ *        gr_fpe_add and its residual, when nonzero, to the limbs).
+ *        Every step is exact (a TwoSum keeps x[i] + t; w_add is exact), so at
+ *        every point sum(xp) + sum(xe) + (the thread's limb adds) is the
+ *        exact sum of the thread's products; at the end the thread adds its
+ *        four expansion terms to the limbs (flush), so the limbs hold the
+ *        block's exact total and the result (rounded once on the host) has
+ *        the bits it had, and the cpu backend's.
+ *   No overflow: every term that enters an expansion is below 2^960 (batch:
+ *        by the check; slow path: x_add). In a TwoSum |x[i]'| <= |x[i]| + |t|
+ *        and |t'| <= |t| (round to nearest is monotone; the error of a
+ *        rounded sum is at most the smaller addend), so each x[i] stays below
+ *        the sum of the magnitudes of the terms that reached it. The host
+ *        keeps n <= grid GR_VEC_EXACT_PER_BLOCK (2^29), and a thread of the
+ *        nt = grid GR_VEC_BLOCK threads sees at most n / nt + L + 2 elements
+ *        (gr_vec_loop.cuh: at most one head and one tail element, whole
+ *        L-element vectors of a grid-stride; L <= 8), < 2^21 + 16, at most 2
+ *        terms each: |x[i]| < 2^23 2^960 = 2^983 and every TwoSum
+ *        intermediate < 2^984, far from 2^1024, so every TwoSum is exact
+ *        (Knuth's TwoSum is error-free for finite operands without overflow,
+ *        subnormals included: no flush-to-zero here).
+ *   Capacity of the limbs: an element makes at most two w_adds (each of its
+ *        terms reaches the limbs at most once: as itself, scaled, or as the
+ *        residual of its last stage), each digit < 2^32 on one limb, and each
+ *        thread flushes 4 expansion terms at its end. A block sees at most
+ *        GR_VEC_BLOCK (n / nt + 10) < 2^29 + 2^12 elements, so a limb
+ *        receives < (2^29 + 2^12) 2^33 + 4 GR_VEC_BLOCK 2^32 < 2^62 + 2^46 in
+ *        magnitude (f32 / half: one term an element, < 2^61 + 2^45), as
+ *        before the batch path: far below 2^63.
+ *   Signed zero: xp[0] starts at -0.0 and every p of the batch path enters
+ *        xp[0] first; in round-to-nearest a sum is -0.0 only when both
+ *        addends are -0.0, so xp[0] is still -0.0 at the end exactly when
+ *        every batch p was -0.0 (f64 batch p's are nonzero or zeros of a
+ *        zero factor). The slow path sets the flag nz itself for every
+ *        finite product whose p is not -0.0 (as the cpu backend does), and
+ *        flush() adds "xp[0] is not -0.0": the block's cnt[3] (nonnegzero)
+ *        is > 0 exactly when some finite product was not -0.0.
+ *   Instructions an element (the batch, steady state): f64 1 DMUL + 1 DFMA
+ *        + 24 DADD (4 TwoSums) + ~8 integer ops of checks and zero tests,
+ *        where the per-element code took 1 DMUL + 1 DFMA + 36 DADD + about
+ *        10 FP64 compares and branches (isfinite x2, the window, |t| >= 2^960
+ *        per term, e != 0, residual tests) and a 64-bit count; f32 / half
+ *        2 conversions + 1 DMUL + 12 DADD + ~6 integer ops, where it took
+ *        the same arithmetic plus ~6 FP64 compares, branches and a 64-bit
+ *        count an element.
  * Batches: dot_fast_batch / dot_exact_batch run the jobs of a batch (any
  *        dtypes, dot or squares) in one launch; block b runs the body of its
  *        job's block b - first_block of that job's grid, the same code the
