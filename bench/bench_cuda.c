@@ -83,10 +83,12 @@ struct bench_cuda {
     void *s_scratch;
     gr_stats_result_t *s_res_host, *s_res_dev;
     /* the vector rows (dot, dot-exact, argmax, batch2 and their CUB rows), at first use in a group:
-     * two jobs' block records, CUB's temp storage, a second 8-byte output (argmax index, batch2) */
+     * two jobs' block records, fold scratches (zeroed once) and out records, CUB's temp storage, a second
+     * 8-byte output (argmax index, batch2), and when the group has one buffer a second x and y (batch2) */
     void *v_rec;
-    void *v_rec_host;
-    size_t v_rec_bytes;
+    gr_vec_fold_t *v_fold;
+    gr_vec_out_t *v_out, *v_out_host;
+    void *v_x2, *v_y2;
     void *v_cub_temp;
     size_t v_cub_temp_bytes;
     int64_t *v_out2;
@@ -323,7 +325,8 @@ void bench_cuda_group_end(bench_cuda_t *c)
         c->in[k] = c->out[k] = NULL;
     }
     void **devs[] = {&c->partials, &c->acc_dev, &c->cub_temp, &c->g2g_temp, &c->tuned_scratch,
-                     &c->v_rec, &c->v_cub_temp, (void **)&c->v_out2};
+                     &c->v_rec, &c->v_cub_temp, (void **)&c->v_out2, (void **)&c->v_fold, (void **)&c->v_out,
+                     &c->v_x2, &c->v_y2};
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); ++i) {
         if (*devs[i])
             GR_CUDA_IGNORE(cudaFree(*devs[i]));
@@ -331,9 +334,10 @@ void bench_cuda_group_end(bench_cuda_t *c)
     }
     free(c->partials_host);
     c->partials_host = NULL;
-    free(c->v_rec_host);
-    c->v_rec_host = NULL;
-    c->v_rec_bytes = c->v_cub_temp_bytes = 0;
+    if (c->v_out_host)
+        GR_CUDA_IGNORE(cudaFreeHost(c->v_out_host));
+    c->v_out_host = NULL;
+    c->v_cub_temp_bytes = 0;
     c->in_group = 0;
 }
 
@@ -802,13 +806,19 @@ static gr_result_t vec_rows_ready(bench_cuda_t *c)
 {
     if (c->v_rec)
         return GR_SUCCESS;
-    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 1);
-    c->v_rec_bytes = 2 * (size_t)grid * sizeof(gr_vec_exact_rec_t);
-    GR_CUDA_CHECK(cudaMalloc(&c->v_rec, c->v_rec_bytes));
-    c->v_rec_host = malloc(c->v_rec_bytes);
-    if (!c->v_rec_host)
-        GR_FAIL(GR_ERR_NOMEM, "out of host memory for %d block records", 2 * grid);
+    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 0);
+    GR_CUDA_CHECK(cudaMalloc(&c->v_rec, 2 * (size_t)grid * sizeof(gr_vec_arg_rec_t)));
+    GR_CUDA_CHECK(cudaMalloc((void **)&c->v_fold, 2 * sizeof(gr_vec_fold_t)));
+    GR_CUDA_CHECK(cudaMemset(c->v_fold, 0, 2 * sizeof(gr_vec_fold_t)));
+    GR_CUDA_CHECK(cudaMalloc((void **)&c->v_out, 2 * sizeof(gr_vec_out_t)));
+    GR_CUDA_CHECK(cudaMallocHost((void **)&c->v_out_host, 2 * sizeof(gr_vec_out_t)));
     GR_CUDA_CHECK(cudaMalloc((void **)&c->v_out2, GR_BENCH_ACC_BYTES));
+    if (c->g.nbuf == 1) { /* batch2's timed runs read a second x and y, not x and y again */
+        GR_CUDA_CHECK(cudaMalloc(&c->v_x2, c->g.bytes));
+        GR_CUDA_CHECK(cudaMalloc(&c->v_y2, c->g.bytes));
+        GR_CUDA_CHECK(cudaMemcpyAsync(c->v_x2, c->in[0], c->g.bytes, cudaMemcpyDeviceToDevice, c->stream));
+        GR_CUDA_CHECK(cudaMemcpyAsync(c->v_y2, c->out[0], c->g.bytes, cudaMemcpyDeviceToDevice, c->stream));
+    }
     size_t dot_b = 0, arg_b = 0;
     GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, c->in[0], c->out[0], c->g.n, c->acc_dev, NULL, &dot_b,
                                    c->stream));
@@ -831,13 +841,26 @@ static gr_result_t vec_y(bench_cuda_t *c, int buf, const bench_result_t *res, vo
     return GR_SUCCESS;
 }
 
-/* The value of njobs dot jobs' records (grid blocks each, exact or fast), all equal, or a value no gate
- * has. Exact limbs go through the wide accumulator; fast block sums of the gates are integers below 2^53,
- * so their plain sum is exact. */
-static gr_result_t read_dots(bench_cuda_t *c, int exact, int grid, int njobs, bench_result_t *res)
+/* The second x and y of batch2 (and of its CUB row): another buffer of the group, or the copies made for
+ * a group of one buffer; a checked run reads x and y again, so both products are the gate's. */
+static void second_pair(const bench_cuda_t *c, int buf, const bench_result_t *res, const void **x2,
+                        const void **y2)
 {
-    const size_t rs = exact ? sizeof(gr_vec_exact_rec_t) : sizeof(gr_vec_fast_rec_t);
-    GR_CUDA_CHECK(cudaMemcpyAsync(c->v_rec_host, c->v_rec, rs * (size_t)grid * (size_t)njobs,
+    if (res || c->g.nbuf > 1) {
+        const int b2 = res ? buf : (buf + 1) % c->g.nbuf;
+        *x2 = c->in[b2];
+        *y2 = c->out[b2];
+    } else {
+        *x2 = c->v_x2;
+        *y2 = c->v_y2;
+    }
+}
+
+/* The value of njobs dot jobs' out records (exact or fast), all equal, or a value no gate has. Exact limbs
+ * go through the wide accumulator; the fast sums of the gates are integers below 2^53: exact. */
+static gr_result_t read_dots(bench_cuda_t *c, int exact, int njobs, bench_result_t *res)
+{
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->v_out_host, c->v_out, sizeof(gr_vec_out_t) * (size_t)njobs,
                                   cudaMemcpyDeviceToHost, c->stream));
     GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
     memset(res, 0, sizeof(*res));
@@ -846,24 +869,17 @@ static gr_result_t read_dots(bench_cuda_t *c, int exact, int grid, int njobs, be
     for (int j = 0; j < njobs; ++j) {
         double f = 0;
         int64_t i = INT64_MIN;
+        const gr_vec_out_t *o = &c->v_out_host[j];
         if (exact) {
-            const gr_vec_exact_rec_t *r = (const gr_vec_exact_rec_t *)c->v_rec_host + (size_t)j * (size_t)grid;
-            gr_wacc_t w, t;
-            gr_wacc_zero(&w);
-            int specials = 0;
-            for (int b = 0; b < grid; ++b) {
-                memcpy(t.limb, r[b].limb, sizeof(t.limb));
-                gr_wacc_normalize(&t);
-                gr_wacc_add(&w, &t);
-                specials |= r[b].nan || r[b].pinf || r[b].ninf;
-            }
+            gr_wacc_t w;
+            memcpy(w.limb, o->exact.limb, sizeof(w.limb));
+            gr_wacc_normalize(&w);
+            const int specials = o->exact.nan || o->exact.pinf || o->exact.ninf;
             f = specials ? (double)NAN : gr_wacc_round(&w, 53, -1074, 1023);
             if (!specials && !gr_wacc_to_i64(&w, &i))
                 i = INT64_MIN;
         } else {
-            const gr_vec_fast_rec_t *r = (const gr_vec_fast_rec_t *)c->v_rec_host + (size_t)j * (size_t)grid;
-            for (int b = 0; b < grid; ++b)
-                f += r[b].s[0];
+            f = o->fast.s[0];
         }
         if (j > 0 && (f != res->f || i != res->i)) { /* the two dot products of batch2 differ */
             res->f = (double)NAN;
@@ -877,7 +893,7 @@ static gr_result_t read_dots(bench_cuda_t *c, int exact, int grid, int njobs, be
 }
 
 /* dot(x, y), gpureduce's kernel (kernels/dot.cu) as the cuda backend launches it; arg 1: exact mode
- * (integers are always exact). Records only: the host's fold of a few hundred records is not timed. */
+ * (integers are always exact). The grid is folded on the GPU into one out record, in the time. */
 int bench_cuda_run_dot(void *env, int arg, int buf, bench_result_t *res, double *self_s)
 {
     bench_cuda_t *c = env;
@@ -887,9 +903,10 @@ int bench_cuda_run_dot(void *env, int arg, int buf, bench_result_t *res, double 
     GR_CHECK(vec_y(c, buf, res, &y));
     const int exact = arg == 1 || !is_float(c->g.dtype);
     const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
-    GR_CUDA_CHECK(gr_cuda_launch_dot(c->in[buf], y, c->g.n, (int)c->g.dtype, exact, grid, c->v_rec, c->stream));
+    GR_CUDA_CHECK(gr_cuda_launch_dot(c->in[buf], y, c->g.n, (int)c->g.dtype, exact, grid, c->v_rec, c->v_fold,
+                                     c->v_out, c->stream));
     if (res)
-        GR_CHECK(read_dots(c, exact, grid, 1, res));
+        GR_CHECK(read_dots(c, exact, 1, res));
     return 0;
 }
 
@@ -903,26 +920,29 @@ int bench_cuda_run_batch2(void *env, int arg, int buf, bench_result_t *res, doub
     GR_CHECK(vec_rows_ready(c));
     const int exact = !is_float(c->g.dtype);
     const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
-    const size_t rs = exact ? sizeof(gr_vec_exact_rec_t) : sizeof(gr_vec_fast_rec_t);
-    const int b2 = res ? buf : (buf + 1) % c->g.nbuf;
+    const void *x2 = NULL, *y2 = NULL;
+    second_pair(c, buf, res, &x2, &y2);
     void *y = NULL;
     GR_CHECK(vec_y(c, buf, res, &y));
     gr_vec_jobs_t *jobs = &c->v_jobs;
     memset(jobs, 0, sizeof(*jobs));
     jobs->njobs = 2;
+    jobs->fold = c->v_fold;
+    jobs->out = c->v_out;
     for (int j = 0; j < 2; ++j) {
         gr_vec_job_t *J = &jobs->job[j];
-        J->x = c->in[j ? b2 : buf];
-        J->y = j ? c->out[b2] : y;
+        J->x = j ? x2 : c->in[buf];
+        J->y = j ? y2 : y;
         J->n = c->g.n;
-        J->rec = (char *)c->v_rec + (size_t)j * (size_t)grid * rs;
+        J->rec = (char *)c->v_rec + (size_t)j * (size_t)grid * sizeof(gr_vec_fast_rec_t);
         J->dtype = (int)c->g.dtype;
         J->grid = grid;
         J->first_block = (unsigned)(j * grid);
+        J->slot = (unsigned short)j;
     }
     GR_CUDA_CHECK(gr_cuda_launch_dot_batch(jobs, exact, c->stream));
     if (res)
-        GR_CHECK(read_dots(c, exact, grid, 2, res));
+        GR_CHECK(read_dots(c, exact, 2, res));
     return 0;
 }
 
@@ -937,8 +957,9 @@ int bench_cuda_run_cub_dot(void *env, int arg, int buf, bench_result_t *res, dou
     GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, c->in[buf], y, c->g.n, c->acc_dev, c->v_cub_temp,
                                    &c->v_cub_temp_bytes, c->stream));
     if (arg == 2) {
-        const int b2 = res ? buf : (buf + 1) % c->g.nbuf;
-        GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, c->in[b2], c->out[b2], c->g.n, c->v_out2, c->v_cub_temp,
+        const void *x2 = NULL, *y2 = NULL;
+        second_pair(c, buf, res, &x2, &y2);
+        GR_CUDA_CHECK(gr_bench_cub_dot((int)c->g.dtype, x2, y2, c->g.n, c->v_out2, c->v_cub_temp,
                                        &c->v_cub_temp_bytes, c->stream));
     }
     if (res) {
@@ -981,19 +1002,15 @@ int bench_cuda_run_argmax(void *env, int arg, int buf, bench_result_t *res, doub
     (void)self_s;
     GR_CHECK(vec_rows_ready(c));
     const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 0);
-    GR_CUDA_CHECK(gr_cuda_launch_argext(c->in[buf], c->g.n, (int)c->g.dtype, 0, grid, (gr_vec_arg_rec_t *)c->v_rec,
-                                        c->stream));
+    GR_CUDA_CHECK(gr_cuda_launch_argext(c->in[buf], c->g.n, (int)c->g.dtype, 0, GR_VEC_ARG_MAX, grid,
+                                        (gr_vec_arg_rec_t *)c->v_rec, c->v_fold, c->v_out, c->stream));
     if (!res)
         return 0;
-    GR_CUDA_CHECK(cudaMemcpyAsync(c->v_rec_host, c->v_rec, sizeof(gr_vec_arg_rec_t) * (size_t)grid,
-                                  cudaMemcpyDeviceToHost, c->stream));
+    GR_CUDA_CHECK(cudaMemcpyAsync(c->v_out_host, c->v_out, sizeof(gr_vec_out_t), cudaMemcpyDeviceToHost,
+                                  c->stream));
     GR_CUDA_CHECK(cudaStreamSynchronize(c->stream));
-    gr_argext_t a, b;
-    gr_argext_init(&a);
-    for (int k = 0; k < grid; ++k) {
-        memcpy(&b, (const gr_vec_arg_rec_t *)c->v_rec_host + k, sizeof(b)); /* field for field */
-        gr_argext_merge(&a, &b);
-    }
+    gr_argext_t a;
+    memcpy(&a, &c->v_out_host->arg, sizeof(a)); /* field for field */
     if (is_float(c->g.dtype))
         argmax_result(c, a.nan_i != INT64_MAX ? (double)NAN : a.fmax, a.fmax_i, res);
     else

@@ -1,8 +1,10 @@
 /*
  * dot.cu - dot(x, y) and the sum of squares (nrm2, exact f64 sumsq) on the
  * GPU, fast and exact. Launch: grid blocks of GR_VEC_BLOCK threads, a
- * grid-stride loop; one record per block (gr_vec_kernels.h), written by
- * thread 0 (fast) or by all threads (exact limbs). The host folds records.
+ * grid-stride loop; the grid's work folded on the GPU into one out record
+ * per job (gr_vec_kernels.h, gr_vec_fold.cuh): fast blocks write a record
+ * each and the last block adds them in a fixed order; exact blocks add their
+ * carried limbs to the job's scratch with integer atomics (dot_exact_fold).
  *
  * fast:  f32 / f16 / bf16 products (and squares) are exact in f64 and summed
  *        in f64; f64 products are fused into the f64 sum (fma); f64 squares
@@ -107,6 +109,7 @@
  */
 #include "gr_common.h"
 #include "gr_exact.cuh" /* gr_fpe_add: the TwoSum cascade of the exact sum kernel */
+#include "gr_vec_fold.cuh"
 #include "gr_vec_kernels.h"
 #include "gr_vec_loop.cuh"
 
@@ -407,11 +410,16 @@ struct dot_exact_acc {
     }
 };
 
-/* Block blk of nblk: its exact record rec[blk]. lim, cnt: the block's shared memory. */
+/* The end of an exact block (every thread; the block's state complete in lim and cnt): its limbs
+ * carried and added to the job's scratch, then the last block moves the scratch to out (gr_vec_fold.cuh). */
+__device__ __forceinline__ void dot_exact_fold(const unsigned long long *lim, const unsigned long long *cnt,
+                                               unsigned nblk, gr_vec_fold_t *fold, gr_vec_out_t *out);
+
+/* Block blk of nblk of one exact job: its part of *out. lim, cnt: the block's shared memory. */
 template <int DT, bool SQ>
-__device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uint64_t n, gr_vec_exact_rec_t *rec,
-                                               unsigned blk, unsigned nblk, unsigned long long *lim,
-                                               unsigned long long *cnt)
+__device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uint64_t n, gr_vec_fold_t *fold,
+                                               gr_vec_out_t *out, unsigned blk, unsigned nblk,
+                                               unsigned long long *lim, unsigned long long *cnt)
 {
     for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
         lim[k] = 0;
@@ -448,25 +456,54 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     if (nnz)
         atomicAdd(&cnt[3], (unsigned long long)nnz);
     __syncthreads();
-    gr_vec_exact_rec_t *r = rec + blk;
-    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
-        r->limb[k] = (int64_t)lim[k];
-    if (threadIdx.x == 0) {
-        r->nan = cnt[0];
-        r->pinf = cnt[1];
-        r->ninf = cnt[2];
-        r->nonnegzero = cnt[3];
+    dot_exact_fold(lim, cnt, nblk, fold, out);
+}
+
+static_assert(GR_VEC_WLIMBS <= GR_VEC_BLOCK, "one limb per thread in dot_exact_fold");
+
+/*
+ * The carry pass: limb k becomes (limb k mod 2^32) + floor(limb k-1 / 2^32), the top limb keeps its high
+ * part; the total is unchanged and each limb (< 2^62 in magnitude before) lies in [-2^31, 2^32 + 2^31),
+ * the top one excepted (products reach limb (2048 + GR_VEC_WBIAS) / 32 + 2 = 136 < 143 at most: the top
+ * limb stays 0 but for carries). At most 2^20 blocks (gr_vec_grid) add such limbs: < 2^53 in the scratch.
+ * The adds are integer atomics, order-free: any grid and schedule give the same scratch.
+ */
+__device__ __forceinline__ void dot_exact_fold(const unsigned long long *lim, const unsigned long long *cnt,
+                                               unsigned nblk, gr_vec_fold_t *fold, gr_vec_out_t *out)
+{
+    const int k = (int)threadIdx.x;
+    unsigned long long *acc = (unsigned long long *)fold->acc.limb;
+    if (k < GR_VEC_WLIMBS) {
+        const long long v = (long long)lim[k];
+        const long long cin = k > 0 ? (long long)lim[k - 1] >> 32 : 0;
+        const long long c = (k == GR_VEC_WLIMBS - 1 ? v : (v & 0xFFFFFFFFll)) + cin;
+        if (c != 0)
+            atomicAdd(&acc[k], (unsigned long long)c);
     }
+    if (k < 4 && cnt[k] != 0)
+        atomicAdd((unsigned long long *)&fold->acc.nan + k, cnt[k]);
+    if (!gr_vec_last_block(&fold->ticket, nblk))
+        return;
+    if (k < GR_VEC_WLIMBS) {
+        out->exact.limb[k] = (int64_t)gr_vec_ld_other(&acc[k]);
+        acc[k] = 0ull;
+    }
+    if (k < 4) {
+        unsigned long long *c = (unsigned long long *)&fold->acc.nan + k;
+        (&out->exact.nan)[k] = gr_vec_ld_other(c);
+        *c = 0ull;
+    }
+    gr_vec_fold_done(&fold->ticket);
 }
 
 /* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact(const void *x, const void *y, uint64_t n,
-                                                          gr_vec_exact_rec_t *rec)
+                                                          gr_vec_fold_t *fold, gr_vec_out_t *out)
 {
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[4];
-    dot_exact_body<DT, SQ>(x, y, n, rec, blockIdx.x, gridDim.x, lim, cnt);
+    dot_exact_body<DT, SQ>(x, y, n, fold, out, blockIdx.x, gridDim.x, lim, cnt);
 }
 
 /* One thread's fast sums: GR_VEC_LOOP_U independent slots (gr_vec_loop.cuh), each with the three
@@ -511,10 +548,61 @@ __device__ __forceinline__ double dot_fold4(const double (&s)[GR_VEC_LOOP_U])
     return __dadd_rn(__dadd_rn(s[0], s[1]), __dadd_rn(s[2], s[3]));
 }
 
-/* Block blk of nblk: its fast record rec[blk]. sh: the block's shared memory. */
+/* The block's fixed tree over its threads' (s0, s1, s2): the totals in sh[0..2][0] (every thread calls it). */
+__device__ __forceinline__ void dot_fast_tree(double (*sh)[GR_VEC_BLOCK], double s0, double s1, double s2)
+{
+    sh[0][threadIdx.x] = s0;
+    sh[1][threadIdx.x] = s1;
+    sh[2][threadIdx.x] = s2;
+    __syncthreads();
+    for (int w = GR_VEC_BLOCK / 2; w > 0; w >>= 1) {
+        if (threadIdx.x < w) {
+            sh[0][threadIdx.x] = __dadd_rn(sh[0][threadIdx.x], sh[0][threadIdx.x + w]);
+            sh[1][threadIdx.x] = __dadd_rn(sh[1][threadIdx.x], sh[1][threadIdx.x + w]);
+            sh[2][threadIdx.x] = __dadd_rn(sh[2][threadIdx.x], sh[2][threadIdx.x + w]);
+        }
+        __syncthreads();
+    }
+}
+
+/*
+ * The end of block blk of nblk of one fast product (every thread; s0..s2: this thread's sums): the
+ * block's record rec[blk]; the job's last block then folds the nblk records in a fixed order (thread t
+ * adds records t, t + 256, ... in turn, from -0.0, the identity of every sum; then the block's tree)
+ * into *out: a fixed grid gives fixed bits. sh: shared memory.
+ */
+__device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double s0, double s1, double s2,
+                                             gr_vec_fast_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out,
+                                             unsigned blk, unsigned nblk)
+{
+    dot_fast_tree(sh, s0, s1, s2);
+    if (threadIdx.x == 0) {
+        rec[blk].s[0] = sh[0][0];
+        rec[blk].s[1] = sh[1][0];
+        rec[blk].s[2] = sh[2][0];
+    }
+    if (!gr_vec_last_block(&fold->ticket, nblk))
+        return;
+    double f0 = -0.0, f1 = -0.0, f2 = -0.0;
+    for (unsigned b = threadIdx.x; b < nblk; b += GR_VEC_BLOCK) {
+        f0 = __dadd_rn(f0, gr_vec_ld_other(&rec[b].s[0]));
+        f1 = __dadd_rn(f1, gr_vec_ld_other(&rec[b].s[1]));
+        f2 = __dadd_rn(f2, gr_vec_ld_other(&rec[b].s[2]));
+    }
+    dot_fast_tree(sh, f0, f1, f2);
+    if (threadIdx.x == 0) {
+        out->fast.s[0] = sh[0][0];
+        out->fast.s[1] = sh[1][0];
+        out->fast.s[2] = sh[2][0];
+    }
+    gr_vec_fold_done(&fold->ticket);
+}
+
+/* Block blk of nblk of one fast job: its part of *out (dot_fast_end). */
 template <int DT, bool SQ>
 __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint64_t n, gr_vec_fast_rec_t *rec,
-                                              unsigned blk, unsigned nblk, double (*sh)[GR_VEC_BLOCK])
+                                              gr_vec_fold_t *fold, gr_vec_out_t *out, unsigned blk,
+                                              unsigned nblk, double (*sh)[GR_VEC_BLOCK])
 {
     double s0, s1 = 0.0, s2 = 0.0;
     if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
@@ -534,32 +622,59 @@ __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint
             s2 = dot_fold4(acc.s2);
         }
     }
-    sh[0][threadIdx.x] = s0;
-    sh[1][threadIdx.x] = s1;
-    sh[2][threadIdx.x] = s2;
-    __syncthreads();
-    for (int w = GR_VEC_BLOCK / 2; w > 0; w >>= 1) {
-        if (threadIdx.x < w) {
-            sh[0][threadIdx.x] = __dadd_rn(sh[0][threadIdx.x], sh[0][threadIdx.x + w]);
-            sh[1][threadIdx.x] = __dadd_rn(sh[1][threadIdx.x], sh[1][threadIdx.x + w]);
-            sh[2][threadIdx.x] = __dadd_rn(sh[2][threadIdx.x], sh[2][threadIdx.x + w]);
-        }
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        rec[blk].s[0] = sh[0][0];
-        rec[blk].s[1] = sh[1][0];
-        rec[blk].s[2] = sh[2][0];
-    }
+    dot_fast_end(sh, s0, s1, s2, rec, fold, out, blk, nblk);
 }
+
+/* A fast pair's two products (gr_vec_kernels.h): x.y in p[0], x.y2 in p[1], each as its single job's. */
+template <int DT>
+struct dot_fast_pair_acc {
+    dot_fast_acc<DT, false> p[2];
+    __device__ __forceinline__ void operator()(int u, double a, const double (&b)[2], uint64_t i)
+    {
+        p[0](u, a, b[0], i);
+        p[1](u, a, b[1], i);
+    }
+};
+
+/* Block blk of nblk of a fast pair job J (YX: J->y is J->x): both products' parts of their out records. */
+template <int DT, bool YX>
+__device__ __forceinline__ void dot_fast_pair_body(const gr_vec_jobs_t &jobs, const gr_vec_job_t *J, unsigned blk,
+                                                   double (*sh)[GR_VEC_BLOCK])
+{
+    typedef typename gr_vec_elem<DT>::type T;
+    const unsigned nblk = (unsigned)J->grid;
+    dot_fast_pair_acc<DT> acc;
+    const T *const ys[2] = {(const T *)J->y, (const T *)J->y2};
+    gr_vec_loop_ny<T, 2, YX, GR_VEC_LOOP_U>((const T *)J->x, ys, J->n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                                             (uint64_t)nblk * GR_VEC_BLOCK, acc);
+    gr_vec_fast_rec_t *rec = (gr_vec_fast_rec_t *)J->rec;
+    dot_fast_end(sh, dot_fold4(acc.p[0].s0), 0.0, 0.0, rec, jobs.fold + J->slot, jobs.out + J->slot, blk, nblk);
+    const unsigned s2 = J->pair - 1u;
+    dot_fast_end(sh, dot_fold4(acc.p[1].s0), 0.0, 0.0, rec + nblk, jobs.fold + s2, jobs.out + s2, blk, nblk);
+}
+
+/* Run a pair body F<DT, YX> for a pair job's runtime dtype (floating) and x == y. */
+#define GR_VEC_PAIR_DISPATCH(J, CALL)                                                                                \
+    switch ((J)->dtype * 2 + ((J)->y == (J)->x)) {                                                                  \
+    case GR_C_F32 * 2: CALL(GR_C_F32, false); break;                                                                 \
+    case GR_C_F32 * 2 + 1: CALL(GR_C_F32, true); break;                                                              \
+    case GR_C_F64 * 2: CALL(GR_C_F64, false); break;                                                                 \
+    case GR_C_F64 * 2 + 1: CALL(GR_C_F64, true); break;                                                              \
+    case GR_C_F16 * 2: CALL(GR_C_F16, false); break;                                                                 \
+    case GR_C_F16 * 2 + 1: CALL(GR_C_F16, true); break;                                                              \
+    case GR_C_BF16 * 2: CALL(GR_C_BF16, false); break;                                                               \
+    case GR_C_BF16 * 2 + 1: CALL(GR_C_BF16, true); break;                                                            \
+    default: break;                                                                                                  \
+    }
 
 /* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
 template <int DT, bool SQ>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const void *y, uint64_t n,
-                                                         gr_vec_fast_rec_t *rec)
+                                                         gr_vec_fast_rec_t *rec, gr_vec_fold_t *fold,
+                                                         gr_vec_out_t *out)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
-    dot_fast_body<DT, SQ>(x, y, n, rec, blockIdx.x, gridDim.x, sh);
+    dot_fast_body<DT, SQ>(x, y, n, rec, fold, out, blockIdx.x, gridDim.x, sh);
 }
 
 /* Run body F<DT, SQ> for a job's runtime dtype and sq: one switch, every instance. */
@@ -588,8 +703,15 @@ __global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_j
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    if (J->pair) {
+#define GR_FAST_PAIR_CALL(DT, YX) dot_fast_pair_body<DT, YX>(jobs, J, blk, sh)
+        GR_VEC_PAIR_DISPATCH(J, GR_FAST_PAIR_CALL)
+#undef GR_FAST_PAIR_CALL
+        return;
+    }
 #define GR_FAST_CALL(DT, SQ)                                                                                         \
-    dot_fast_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_fast_rec_t *)J->rec, blk, (unsigned)J->grid, sh)
+    dot_fast_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_fast_rec_t *)J->rec, jobs.fold + J->slot,         \
+                          jobs.out + J->slot, blk, (unsigned)J->grid, sh)
     GR_VEC_DISPATCH(J, GR_FAST_CALL)
 #undef GR_FAST_CALL
 }
@@ -602,29 +724,29 @@ __global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
 #define GR_EXACT_CALL(DT, SQ)                                                                                        \
-    dot_exact_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_exact_rec_t *)J->rec, blk, (unsigned)J->grid, lim, \
-                           cnt)
+    dot_exact_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, jobs.fold + J->slot, jobs.out + J->slot, blk,             \
+                           (unsigned)J->grid, lim, cnt)
     GR_VEC_DISPATCH(J, GR_EXACT_CALL)
 #undef GR_EXACT_CALL
 }
 
 template <int DT>
-cudaError_t launch_dt(const void *x, const void *y, uint64_t n, int exact, int grid, void *rec, cudaStream_t st)
+cudaError_t launch_dt(const void *x, const void *y, uint64_t n, int exact, int grid, void *rec, gr_vec_fold_t *fold,
+                      gr_vec_out_t *out, cudaStream_t st)
 {
     bool sq = y == nullptr;
     bool ints = DT == GR_C_I32 || DT == GR_C_I64;
     if (exact || ints) {
-        gr_vec_exact_rec_t *r = (gr_vec_exact_rec_t *)rec;
         if (sq)
-            dot_exact<DT, true><<<grid, GR_VEC_BLOCK, 0, st>>>(x, x, n, r);
+            dot_exact<DT, true><<<grid, GR_VEC_BLOCK, 0, st>>>(x, x, n, fold, out);
         else
-            dot_exact<DT, false><<<grid, GR_VEC_BLOCK, 0, st>>>(x, y, n, r);
+            dot_exact<DT, false><<<grid, GR_VEC_BLOCK, 0, st>>>(x, y, n, fold, out);
     } else {
         gr_vec_fast_rec_t *r = (gr_vec_fast_rec_t *)rec;
         if (sq)
-            dot_fast<DT, true><<<grid, GR_VEC_BLOCK, 0, st>>>(x, x, n, r);
+            dot_fast<DT, true><<<grid, GR_VEC_BLOCK, 0, st>>>(x, x, n, r, fold, out);
         else
-            dot_fast<DT, false><<<grid, GR_VEC_BLOCK, 0, st>>>(x, y, n, r);
+            dot_fast<DT, false><<<grid, GR_VEC_BLOCK, 0, st>>>(x, y, n, r, fold, out);
     }
     return cudaGetLastError();
 }
@@ -632,23 +754,23 @@ cudaError_t launch_dt(const void *x, const void *y, uint64_t n, int exact, int g
 } // namespace
 
 extern "C" cudaError_t gr_cuda_launch_dot(const void *x, const void *y, uint64_t n, int dtype, int exact, int grid,
-                                          void *rec, cudaStream_t stream)
+                                          void *rec, gr_vec_fold_t *fold, gr_vec_out_t *out, cudaStream_t stream)
 {
-    if (grid < 1)
+    if (grid < 1 || !fold || !out || (!rec && !exact && dtype != GR_C_I32 && dtype != GR_C_I64))
         return cudaErrorInvalidValue;
     switch (dtype) {
     case GR_C_F32:
-        return launch_dt<GR_C_F32>(x, y, n, exact, grid, rec, stream);
+        return launch_dt<GR_C_F32>(x, y, n, exact, grid, rec, fold, out, stream);
     case GR_C_F64:
-        return launch_dt<GR_C_F64>(x, y, n, exact, grid, rec, stream);
+        return launch_dt<GR_C_F64>(x, y, n, exact, grid, rec, fold, out, stream);
     case GR_C_F16:
-        return launch_dt<GR_C_F16>(x, y, n, exact, grid, rec, stream);
+        return launch_dt<GR_C_F16>(x, y, n, exact, grid, rec, fold, out, stream);
     case GR_C_BF16:
-        return launch_dt<GR_C_BF16>(x, y, n, exact, grid, rec, stream);
+        return launch_dt<GR_C_BF16>(x, y, n, exact, grid, rec, fold, out, stream);
     case GR_C_I32:
-        return launch_dt<GR_C_I32>(x, y, n, exact, grid, rec, stream);
+        return launch_dt<GR_C_I32>(x, y, n, exact, grid, rec, fold, out, stream);
     case GR_C_I64:
-        return launch_dt<GR_C_I64>(x, y, n, exact, grid, rec, stream);
+        return launch_dt<GR_C_I64>(x, y, n, exact, grid, rec, fold, out, stream);
     default:
         return cudaErrorInvalidValue;
     }

@@ -70,6 +70,12 @@ typedef struct gr_vec_fold {
 #define GR_VEC_ARG_MAX 2
 
 /*
+ * A dot PAIR job: two dot products of one dtype and count that share an array, x.y and x.y2 (y == x
+ * allowed: x.x), read in one pass (gr_vec_loop_ny): each product meets its elements in the slots and
+ * order of its own single launch with the same grid, so each out record has the bits of its own job's.
+ * Floating dtypes only, and only when x, y and y2 lie at the same offset from 16 bytes (else a single
+ * job could take the vector path where the pair would not). Batch launches only.
+ *
  * One job of a batch launch (gr_cuda_launch_dot_batch, gr_cuda_launch_argext_batch): the arguments of
  * its single launch, and its first block in the batch's grid. Jobs are in launch order: job j's blocks are
  * [first_block, first_block + grid), first_block of job 0 is 0, and they follow one another without gaps.
@@ -78,13 +84,20 @@ typedef struct gr_vec_fold {
 typedef struct gr_vec_job {
     const void *x, *y;        /* dot: y NULL for the sum of squares of x; argext: y unused */
     uint64_t n;
-    int64_t base;             /* argext: global index of x[0] */
-    void *rec;                /* grid records of the job's kind (fast, argext; exact jobs: unused) */
+    union {
+        int64_t base;         /* argext: global index of x[0] */
+        const void *y2;       /* dot pair: the second product's other array (x.y and x.y2) */
+    };
+    void *rec;                /* grid records of the job's kind (fast, argext; exact jobs: unused);
+                               * a fast pair: 2 grid, the second product's after the first's */
     int dtype;                /* GR_C_* */
     int grid;                 /* the job's own grid, as its single launch would have */
     unsigned int first_block;
     unsigned short slot;      /* its fold scratch and out record: fold[slot], out[slot] of the batch */
-    unsigned short which;     /* argext: GR_VEC_ARG_MIN | GR_VEC_ARG_MAX */
+    union {
+        unsigned short which; /* argext: GR_VEC_ARG_MIN | GR_VEC_ARG_MAX */
+        unsigned short pair;  /* dot: 0, or a pair job: 1 + the second product's slot */
+    };
 } gr_vec_job_t;
 /* Passed by value as the kernel's parameter (3.6 KB: within the 4 KB every CUDA version takes), declared
  * __grid_constant__ so that its address (a job's) is taken without a per-thread copy. */

@@ -18,11 +18,11 @@
  * y is not read) as double; halves are widened exactly (gr_widen, gr_widen8).
  * slot is a constant once the loop is unrolled, so arrays indexed by it stay
  * in registers.
- * A visitor with a member `enum { whole_vectors = 1 }` takes each round of the
- * body whole instead: f.vecs(a, b, xh, yh, i, nt) with a[u], b[u] vectors
- * i + u nt of x and y (b = a when y is not read), xh = x + head and yh (= xh
- * when y is not read), so element k of a[u] is xh[(i + u nt) L + k]. Every
- * other part of the loop, and every other visitor, is as above.
+ * A visitor with a member `enum { whole_vectors = 1 }` (one y at most) takes
+ * each round of the body whole instead: f.vecs(a, b, xh, yh, i, nt) with a[u],
+ * b[u] vectors i + u nt of x and y (b = a when y is not read), xh = x + head
+ * and yh (= xh when y is not read), so element k of a[u] is xh[(i + u nt) L +
+ * k]. Every other part of the loop, and every other visitor, is as above.
  */
 #ifndef GR_VEC_LOOP_CUH
 #define GR_VEC_LOOP_CUH
@@ -72,16 +72,29 @@ __device__ __forceinline__ void gr_lanes(H v, double (&o)[8])
     o[7] = hi.w;
 }
 
-/* T: float, double, __half or __nv_bfloat16. Y: whether y is read. U: vectors in flight (slots 0..U-1). */
-template <typename T, bool Y, int U = GR_VEC_LOOP_U, typename F>
-__device__ __forceinline__ void gr_vec_loop(const T *__restrict__ x, const T *__restrict__ y, uint64_t n,
-                                            uint64_t t, uint64_t nt, F &f)
+/*
+ * The loop over x and NY (0, 1 or 2) arrays y[0..NY) of the same n: visitor
+ * f(slot, a, b, i) with b[j] = y[j][i] (double b[2]; entries past NY are 0).
+ * YX: y[0] is x itself (a pair's x.x): not loaded again, b[0] = a. Every y
+ * must lie at x's offset from 16 bytes for the vector path (else all scalar,
+ * as for one y). With NY <= 1 this is gr_vec_loop below, element for element;
+ * a pair (NY = 2) gives each of its two products the slots and order of its
+ * own single loop (the same head, rounds and tail), hence the same bits.
+ */
+template <typename T, int NY, bool YX, int U, typename F>
+__device__ __forceinline__ void gr_vec_loop_ny(const T *__restrict__ x, const T *const (&y)[2], uint64_t n,
+                                               uint64_t t, uint64_t nt, F &f)
 {
+    static_assert(NY >= 0 && NY <= 2 && (!YX || NY >= 1), "x and at most two y arrays");
     typedef typename gr_vec16<T>::type V;
     constexpr int L = 16 / sizeof(T);
     const uintptr_t ax = (uintptr_t)x;
     uint64_t head;
-    if (ax % sizeof(T) != 0 || (Y && ((ax ^ (uintptr_t)y) & 15u) != 0)) {
+    bool scalar = ax % sizeof(T) != 0;
+#pragma unroll
+    for (int j = 0; j < NY; ++j)
+        scalar |= ((ax ^ (uintptr_t)y[j]) & 15u) != 0;
+    if (scalar) {
         head = n;
     } else {
         head = (uint64_t)((16u - (ax & 15u)) & 15u) / sizeof(T);
@@ -89,61 +102,99 @@ __device__ __forceinline__ void gr_vec_loop(const T *__restrict__ x, const T *__
             head = n;
     }
     const uint64_t nvec = (n - head) / L;
+    /* y[j] of element i, as double (y[0] of a pair x.x: x's) */
+    auto yv = [&](int j, uint64_t i, double a) -> double {
+        return j >= NY ? 0.0 : (YX && j == 0) ? a : (double)gr_widen(y[j][i]);
+    };
 
-    for (uint64_t i = t; i < head; i += nt)
-        f(0, (double)gr_widen(x[i]), Y ? (double)gr_widen(y[i]) : 0.0, i);
+    for (uint64_t i = t; i < head; i += nt) {
+        const double a = (double)gr_widen(x[i]);
+        double b[2] = {yv(0, i, a), yv(1, i, a)};
+        f(0, a, b, i);
+    }
 
     const V *__restrict__ vx = (const V *)(x + head);
-    const V *__restrict__ vy = Y ? (const V *)(y + head) : vx;
+    const V *__restrict__ vy0 = NY >= 1 ? (const V *)(y[0] + head) : vx;
+    const V *__restrict__ vy1 = NY >= 2 ? (const V *)(y[1] + head) : vx;
     uint64_t i = t;
     for (; i + (uint64_t)(U - 1) * nt < nvec; i += (uint64_t)U * nt) {
-        V a[U], b[U];
+        V a[U], b0[U], b1[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             a[u] = gr_ldg(vx + (i + (uint64_t)u * nt));
-            if constexpr (Y)
-                b[u] = gr_ldg(vy + (i + (uint64_t)u * nt));
+            if constexpr (NY >= 1 && !YX)
+                b0[u] = gr_ldg(vy0 + (i + (uint64_t)u * nt));
+            if constexpr (NY >= 2)
+                b1[u] = gr_ldg(vy1 + (i + (uint64_t)u * nt));
         }
         if constexpr (gr_vec_whole<F>::value) {
-            if constexpr (Y)
-                f.vecs(a, b, x + head, y + head, i, nt);
+            static_assert(NY <= 1 && !YX, "whole rounds: x and at most one y of its own");
+            if constexpr (NY == 1)
+                f.vecs(a, b0, x + head, y[0] + head, i, nt);
             else
                 f.vecs(a, a, x + head, x + head, i, nt);
         } else {
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                double la[L], lb[L];
+                double la[L], lb0[L], lb1[L];
                 gr_lanes(a[u], la);
-                if constexpr (Y)
-                    gr_lanes(b[u], lb);
+                if constexpr (NY >= 1 && !YX)
+                    gr_lanes(b0[u], lb0);
+                if constexpr (NY >= 2)
+                    gr_lanes(b1[u], lb1);
                 const uint64_t i0 = head + (i + (uint64_t)u * nt) * L;
 #pragma unroll
                 for (int j = 0; j < L; ++j) {
-                    if constexpr (Y)
-                        f(u, la[j], lb[j], i0 + j);
-                    else
-                        f(u, la[j], 0.0, i0 + j);
+                    double b[2] = {NY < 1 ? 0.0 : YX ? la[j] : lb0[j], NY < 2 ? 0.0 : lb1[j]};
+                    f(u, la[j], b, i0 + j);
                 }
             }
         }
     }
     for (; i < nvec; i += nt) {
-        double la[L], lb[L];
+        double la[L], lb0[L], lb1[L];
         gr_lanes(gr_ldg(vx + i), la);
-        if constexpr (Y)
-            gr_lanes(gr_ldg(vy + i), lb);
+        if constexpr (NY >= 1 && !YX)
+            gr_lanes(gr_ldg(vy0 + i), lb0);
+        if constexpr (NY >= 2)
+            gr_lanes(gr_ldg(vy1 + i), lb1);
         const uint64_t i0 = head + i * L;
 #pragma unroll
         for (int j = 0; j < L; ++j) {
-            if constexpr (Y)
-                f(0, la[j], lb[j], i0 + j);
-            else
-                f(0, la[j], 0.0, i0 + j);
+            double b[2] = {NY < 1 ? 0.0 : YX ? la[j] : lb0[j], NY < 2 ? 0.0 : lb1[j]};
+            f(0, la[j], b, i0 + j);
         }
     }
 
-    for (uint64_t j = head + nvec * L + t; j < n; j += nt)
-        f(0, (double)gr_widen(x[j]), Y ? (double)gr_widen(y[j]) : 0.0, j);
+    for (uint64_t j = head + nvec * L + t; j < n; j += nt) {
+        const double a = (double)gr_widen(x[j]);
+        double b[2] = {yv(0, j, a), yv(1, j, a)};
+        f(0, a, b, j);
+    }
+}
+
+/* A one-y visitor f(slot, a, b, i) seen through gr_vec_loop_ny's f(slot, a, b[2], i). */
+template <typename F>
+struct gr_vec_visit1 {
+    F &f;
+    enum { whole_vectors = gr_vec_whole<F>::value };
+    __device__ __forceinline__ void operator()(int u, double a, const double (&b)[2], uint64_t i) { f(u, a, b[0], i); }
+    template <typename V, int U, typename T>
+    __device__ __forceinline__ void vecs(const V (&a)[U], const V (&b)[U], const T *xh, const T *yh, uint64_t i,
+                                         uint64_t nt)
+    {
+        f.vecs(a, b, xh, yh, i, nt);
+    }
+};
+
+/* T: float, double, __half or __nv_bfloat16. Y: whether y is read. U: vectors in flight (slots 0..U-1). */
+template <typename T, bool Y, int U = GR_VEC_LOOP_U, typename F>
+__device__ __forceinline__ void gr_vec_loop(const T *__restrict__ x, const T *__restrict__ y, uint64_t n,
+                                            uint64_t t, uint64_t nt, F &f)
+{
+    const T *const ys[2] = {y, nullptr};
+    gr_vec_visit1<F> v{f};
+    gr_vec_loop_ny<T, Y ? 1 : 0, false, U>(x, ys, n, t, nt, v);
 }
 
 /* The element type of a floating dtype (GR_C_*), for gr_vec_loop. */

@@ -43,6 +43,7 @@ typedef struct opts {
     int backend; /* gr_backend_t */
     int dots;    /* dots_t */
     int json, help;
+    int time_dots; /* --time-dots: the dots' share of an iteration (the vectors synchronised before them) */
 } opts_t;
 
 typedef struct result {
@@ -52,6 +53,7 @@ typedef struct result {
     double recursive;    /* sqrt(r.r) / ||b|| of the recurrence: the stopping test */
     uint64_t hash;
     double time_per_iteration;
+    double dots_per_iteration; /* --time-dots: the dots' time per iteration (from an idle GPU) */
 } result_t;
 
 static const char *usage_text =
@@ -64,6 +66,8 @@ static const char *usage_text =
     "  --dots gpureduce|cub-mpi  who computes the dot products (gpureduce); cub-mpi: CUB, a copy to the\n"
     "                         host and MPI_Allreduce (cpu backend: a host loop and MPI_Allreduce)\n"
     "  --format table|json    output (table)\n"
+    "  --time-dots            also time the dot products alone (dots_time_per_iteration): the GPU is\n"
+    "                         synchronised before them, so time_per_iteration grows a little\n"
     "  --help                 this text\n"
     "docs/CG.md has the method and the numbers.\n";
 
@@ -153,6 +157,7 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
     o->dots = DOTS_GPUREDUCE;
     o->json = 0;
     o->help = 0;
+    o->time_dots = 0;
     const struct {
         const char *opt;
         const char *const *names;
@@ -165,6 +170,10 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
         const char *opt = argv[a];
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             o->help = 1;
+            continue;
+        }
+        if (strcmp(opt, "--time-dots") == 0) {
+            o->time_dots = 1;
             continue;
         }
         char name[32];
@@ -320,7 +329,7 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
     double bnorm = 0;
     reduce(cg, o->dots, bx, none, 1, &bnorm);
     const double *dx[2] = {r, w}, *dy[2] = {r, r};
-    double gamma_prev = 0, alpha_prev = 0, t_second = 0, t_last = 0;
+    double gamma_prev = 0, alpha_prev = 0, t_second = 0, t_last = 0, t_dots = 0;
     const double t_start = MPI_Wtime();
     int64_t it = 0;
     for (;;) {
@@ -330,8 +339,14 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
         t_last = now;
         TRY(cg, cg->ops->halo(cg, r));
         TRY(cg, cg->ops->apply(cg, w, r, NULL));
-        double gd[2];
+        double gd[2], t0 = 0;
+        if (o->time_dots) { /* from an idle GPU: the stencil done, the dots alone */
+            TRY(cg, cg->ops->sync(cg));
+            t0 = MPI_Wtime();
+        }
         reduce(cg, o->dots, dx, dy, 2, gd); /* gamma = r.r, delta = r.Ar */
+        if (o->time_dots && it >= 1)
+            t_dots += MPI_Wtime() - t0;
         const double gamma = gd[0], delta = gd[1];
         res->recursive = sqrt(gamma) / bnorm;
         res->converged = res->recursive <= o->tol;
@@ -350,6 +365,9 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
     /* from the second iteration on (the first one's calls allocate), one interval per iteration */
     double tpi = it >= 2 ? (t_last - t_second) / (double)(it - 1) : (t_end - t_start) / (double)(it + 1);
     MPI_TRY(cg, MPI_Allreduce(&tpi, &res->time_per_iteration, 1, MPI_DOUBLE, MPI_MAX, cg->comm));
+    /* the dots of iterations 1..it (the last one's included: it ends the loop) */
+    double dpi = it >= 1 ? t_dots / (double)it : 0.0;
+    MPI_TRY(cg, MPI_Allreduce(&dpi, &res->dots_per_iteration, 1, MPI_DOUBLE, MPI_MAX, cg->comm));
     res->iterations = it;
 
     /* the true residual b - A x, in w */
@@ -370,10 +388,13 @@ static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
         printf("{\"np\": %d, \"n\": %lld, \"unknowns\": %lld, \"mode\": \"%s\", \"backend\": \"%s\", \"dots\": \"%s\", "
                "\"tol\": %.17g, \"maxit\": %lld, \"iterations\": %lld, \"converged\": %s, \"residual\": %.17g, "
                "\"residual_hex\": \"%a\", \"recursive_residual\": %.17g, \"solution_hash\": \"%016llx\", "
-               "\"time_per_iteration\": %.6e}\n",
+               "\"time_per_iteration\": %.6e",
                cg->np, (long long)o->n, (long long)(o->n * o->n * o->n), mode, cg->ops->name, dots, o->tol,
                (long long)o->maxit, (long long)res->iterations, res->converged ? "true" : "false", res->residual,
                res->residual, res->recursive, (unsigned long long)res->hash, res->time_per_iteration);
+        if (o->time_dots)
+            printf(", \"dots_time_per_iteration\": %.6e", res->dots_per_iteration);
+        printf("}\n");
         return;
     }
     printf("gpureduce-cg: 3-D Poisson, 7-point stencil, %lld^3 = %lld unknowns in z-slabs over %d rank(s)\n",
@@ -389,6 +410,9 @@ static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
     printf("  %-20s %a\n", "residual_hex", res->residual);
     printf("  %-20s %016llx\n", "solution_hash", (unsigned long long)res->hash);
     printf("  %-20s %.3f ms\n", "time_per_iteration", res->time_per_iteration * 1e3);
+    if (o->time_dots)
+        printf("  %-20s %.3f ms  (the dots alone, from an idle GPU)\n", "dots_time_per_iter",
+               res->dots_per_iteration * 1e3);
 }
 
 /* The backend every rank agrees on: cuda when asked (and seen), cpu when asked, auto: cuda when all see a GPU. */

@@ -73,6 +73,11 @@ if [ "$mode" = cpu ]; then
         same exact_np1 exact_np$np "exact mode, np 1 vs $np"
     done
     fast_and_cub cpu 1 3
+    # --time-dots synchronises before the dots: the same bits, and a positive dots time
+    run exact_np2_timed 2 --backend cpu --mode exact --time-dots
+    same exact_np1 exact_np2_timed "exact mode, np 1 vs np 2 with --time-dots"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["dots_time_per_iteration"] > 0)' \
+        "$tmp/exact_np2_timed.json" || fail "--time-dots: no positive dots_time_per_iteration"
     echo "cg: ok (cpu): exact np 1..4 agree ($(bits exact_np1)); fast repeatable for np 1 and 3"
     exit 0
 fi

@@ -414,6 +414,78 @@ static void check_exact_adversarial(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint
     }
 }
 
+/*
+ * Batches whose dot products share an array (the backend reads such a pair in one pass: CG's r.r with
+ * r.Ar, x.y with x.z, x.y with z.x), and near misses it must not pair (another offset from 16 bytes):
+ * every item must have the bits of its own call, blocking and non-blocking, fast and exact.
+ */
+static void check_pairs(gr_ctx_t gpu, const uint64_t *counts, int ncounts)
+{
+    static const gr_dtype_t types[] = {GR_F32, GR_F64, GR_F16, GR_BF16};
+    enum { NT = 4, NPAT = 6, K = 3 };
+    uint64_t nmax = 0;
+    for (int c = 0; c < ncounts; ++c)
+        nmax = counts[c] > nmax ? counts[c] : nmax;
+    for (int ti = 0; ti < NT; ++ti) {
+        const size_t es = gr_dtype_size(types[ti]), bytes = (size_t)(nmax + 16) * es;
+        char *d[3];
+        void *h = malloc(bytes);
+        ASSERT(h);
+        for (int a = 0; a < 3; ++a) {
+            CU(cudaMalloc((void **)&d[a], bytes));
+            fill(types[ti], h, nmax + 16, 5100 + (uint64_t)ti * 7 + (uint64_t)a * 3 + (uint64_t)rank, a == 2);
+            CU(cudaMemcpy(d[a], h, bytes, cudaMemcpyHostToDevice));
+        }
+        free(h);
+        for (int mode = 0; mode < 2; ++mode)
+            for (int c = 0; c < ncounts; ++c)
+                for (int pat = 0; pat < NPAT; ++pat) {
+                    /* (x, y) of items 0..2 and what the backend pairs (greedy, in item order); the
+                     * two-item batch {0, 2} below pairs wherever 0 and 2 share an array */
+                    char *r = d[0] + es, *w = d[1] + es, *z = d[2] + es;
+                    const void *xy[NPAT][K][2] = {
+                        {{r, r}, {z, w}, {w, r}},           /* CG's r.r and w.r: 0 + 2 (x.x) */
+                        {{r, w}, {w, z}, {r, z}},           /* 0 + 1 through w */
+                        {{r, w}, {r, z}, {z, r}},           /* 0 + 1 through r; {0, 2}: y.x */
+                        {{w, r}, {z, z}, {z, w}},           /* 0 + 2 through w */
+                        {{r, w + es}, {w, z}, {r, z}},      /* 0 at another offset: not 0 + 2; 1 + 2 */
+                        {{r - es, w - es}, {z, w}, {r, z}}, /* nothing shared with 0; 1 + 2 */
+                    };
+                    gr_batch_item_t it[K];
+                    for (int j = 0; j < K; ++j) {
+                        gr_batch_item_init(&it[j]);
+                        it[j].desc.dtype = types[ti];
+                        it[j].desc.op.kind = GR_OP_DOT;
+                        it[j].desc.mode = (gr_mode_t)mode;
+                        it[j].desc.all_ranks = 1;
+                        it[j].x = xy[pat][j][0];
+                        it[j].y = xy[pat][j][1];
+                        it[j].count = counts[c];
+                    }
+                    gr_value_t sep[K], bat[K], nb[K], two[2];
+                    for (int j = 0; j < K; ++j)
+                        ASSERT_EQ_I(gr_reduce_batch_device(gpu, &it[j], 1, &sep[j], NULL), GR_SUCCESS);
+                    ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, K, bat, NULL), GR_SUCCESS);
+                    gr_request_t q = NULL;
+                    ASSERT_EQ_I(gr_ireduce_batch_device(gpu, it, K, NULL, &q), GR_SUCCESS);
+                    ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
+                    gr_batch_item_t pair[2] = {it[0], it[2]}; /* the pair alone: its own launch */
+                    ASSERT_EQ_I(gr_reduce_batch_device(gpu, pair, 2, two, NULL), GR_SUCCESS);
+                    for (int j = 0; j < K; ++j) {
+                        ++checks;
+                        const gr_value_t *alone = j == 0 ? &two[0] : j == 2 ? &two[1] : &sep[j];
+                        if (!same(&bat[j], &sep[j]) || !same(&nb[j], &sep[j]) || !same(alone, &sep[j]))
+                            GR_TEST_FAIL_("shared-array batch, pattern %d item %d: %s dot %s n=%llu: batch %a, "
+                                          "non-blocking %a, two-item batch %a, own call %a",
+                                          pat, j, gr_dtype_name(types[ti]), gr_mode_name((gr_mode_t)mode),
+                                          (unsigned long long)counts[c], bat[j].f, nb[j].f, alone->f, sep[j].f);
+                    }
+                }
+        for (int a = 0; a < 3; ++a)
+            CU(cudaFree(d[a]));
+    }
+}
+
 static gr_ctx_t make_gpu(int grid)
 {
     gr_config_t cfg;
@@ -460,6 +532,7 @@ int main(int argc, char **argv)
                 check_exact_adversarial(gpu, ftypes[ti], adv_sizes[si], 100u * (uint64_t)g + 10u * ti + si);
         static const uint64_t bcounts_full[] = {0, 1, 7, 4099, 1000003};
         check_batch_vs_separate(gpu, bcounts_full, small ? 4 : 5);
+        check_pairs(gpu, bcounts_full, small ? 4 : 5);
         ASSERT_EQ_I(gr_ctx_destroy(gpu), GR_SUCCESS);
     }
     if (rank == 0)

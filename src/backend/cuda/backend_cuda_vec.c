@@ -5,13 +5,18 @@
  * context's stream (ordered after the caller's stream by an event): at most
  * three launches (fast, exact, argmin/argmax records), each holding all its
  * items with the grid each would have alone (a single item takes its own
- * kernel), one record per block into device memory, one copy of all records into pinned
- * host memory and an event; the poll folds the records into the vector
- * partials on the host (exact limbs and argext states are order-free; fast
- * block sums enter the exact accumulator one by one, so a fixed GPU model
- * and grid give fixed bits). Nothing here synchronises the device: the
- * record buffers are kept per request place (GR_REQUEST_MAX of them, and
- * one for the blocking calls) and grow only when a batch needs more.
+ * kernel). Each launch folds every item's grid into one out record on the
+ * GPU (gr_vec_kernels.h: a fixed order for fast sums, so a fixed GPU model
+ * and grid give fixed bits; exact limbs and argext states are order-free);
+ * one copy of the k out records into pinned host memory and an event; the
+ * poll adds each out record to its item's vector partial. Nothing here
+ * synchronises the device: the buffers are kept per request place
+ * (GR_REQUEST_MAX of them, and one for the blocking calls) and grow only
+ * when a batch needs more.
+ *
+ * An arena's device memory: GR_BATCH_MAX out records, GR_BATCH_MAX fold
+ * scratches (zeroed once at allocation; every launch leaves them zero), then
+ * the block records of the batch's fast and argext items.
  */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
@@ -33,18 +38,24 @@ _Static_assert(sizeof(gr_argext_t) == sizeof(gr_vec_arg_rec_t) &&
 enum { REC_NONE = 0, REC_FAST = 1, REC_EXACT = 2, REC_ARG = 3 };
 #define VEC_ARENAS (GR_REQUEST_MAX + 1) /* one per request place, the last for the blocking calls */
 #define VEC_ALIGN ((size_t)256)
-/* An arena's first size: an exact item at 4 blocks per SM on a 132-SM GPU takes 0.6 MB; growing is rare. */
+/* The fixed part of an arena: the out records, then the fold scratches. */
+#define VEC_OUT_BYTES (sizeof(gr_vec_out_t) * GR_BATCH_MAX)
+#define VEC_FOLD_OFF ((VEC_OUT_BYTES + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN)
+#define VEC_FIXED_BYTES ((VEC_FOLD_OFF + sizeof(gr_vec_fold_t) * GR_BATCH_MAX + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN)
+/* An arena's first size: the fixed part and two fast items' records on a 132-SM GPU; growing is rare. */
 #define VEC_ARENA_MIN ((size_t)1 << 20)
 
-/* The record buffers of one batch in flight, and where each item's records lie. */
+/* The buffers of one batch in flight, and where each item's block records lie. */
 typedef struct vec_arena {
-    void *dev, *host; /* records, device memory and their pinned host copy */
+    void *dev;  /* out records, fold scratches, block records: device memory */
+    void *host; /* the out records' pinned host copy (VEC_OUT_BYTES) */
     size_t cap;
     cudaEvent_t ev;   /* recorded after the copy to host */
     int busy;
     unsigned char kind[GR_BATCH_MAX];
     int grid[GR_BATCH_MAX];
     size_t off[GR_BATCH_MAX];
+    int partner[GR_BATCH_MAX]; /* a pair's first item: its second's index; the second: -2; else -1 */
 } vec_arena_t;
 
 typedef struct vec_state {
@@ -88,48 +99,40 @@ static gr_result_t device_ptr(const cuda_state_t *s, const void *p, const char *
     return GR_SUCCESS;
 }
 
-static void fold_records(const gr_batch_item_t *it, const void *host, int grid, int exact_recs, gr_vpartial_t *out)
+/* An item's out record (the grid folded on the GPU) into its vector partial. */
+static void add_out(const gr_batch_item_t *it, const gr_vec_out_t *o, int kind, gr_vpartial_t *out)
 {
     gr_op_kind_t op = it->desc.op.kind;
-    if (op == GR_OP_ARGMIN || op == GR_OP_ARGMAX) {
-        for (int b = 0; b < grid; ++b) {
-            gr_argext_t a;
-            memcpy(&a, (const gr_vec_arg_rec_t *)host + b, sizeof(a)); /* field for field */
-            gr_argext_merge(&out->a, &a);
-        }
+    if (kind == REC_ARG) {
+        gr_argext_t a;
+        memcpy(&a, &o->arg, sizeof(a)); /* field for field */
+        gr_argext_merge(&out->a, &a);
         return;
     }
-    if (exact_recs) {
-        const gr_vec_exact_rec_t *r = (const gr_vec_exact_rec_t *)host;
+    if (kind == REC_EXACT) {
         gr_wacc_t t;
-        for (int b = 0; b < grid; ++b) {
-            memcpy(t.limb, r[b].limb, sizeof(t.limb));
-            gr_wacc_normalize(&t); /* block limbs < 2^62: the carry pass cannot overflow */
-            gr_wacc_add(&out->w, &t);
-            out->wadds++;
-            gr_vpartial_maybe_normalize(out);
-            out->p.nan += (int64_t)r[b].nan;
-            out->p.pinf += (int64_t)r[b].pinf;
-            out->p.ninf += (int64_t)r[b].ninf;
-            out->p.nonnegzero += (int64_t)r[b].nonnegzero;
-        }
+        memcpy(t.limb, o->exact.limb, sizeof(t.limb));
+        gr_wacc_normalize(&t); /* carried limbs of <= 2^20 blocks, < 2^53: the carry pass cannot overflow */
+        gr_wacc_add(&out->w, &t);
+        out->wadds++;
+        gr_vpartial_maybe_normalize(out);
+        out->p.nan += (int64_t)o->exact.nan;
+        out->p.pinf += (int64_t)o->exact.pinf;
+        out->p.ninf += (int64_t)o->exact.ninf;
+        out->p.nonnegzero += (int64_t)o->exact.nonnegzero;
         return;
     }
-    const gr_vec_fast_rec_t *r = (const gr_vec_fast_rec_t *)host;
-    int blue = op != GR_OP_DOT && it->desc.dtype == GR_F64;
-    for (int b = 0; b < grid; ++b) {
-        gr_vpartial_add_term(out, r[b].s[0], 0);
-        if (blue) {
-            gr_vpartial_add_term(out, r[b].s[1], 1076);
-            gr_vpartial_add_term(out, r[b].s[2], -1074);
-        }
+    gr_vpartial_add_term(out, o->fast.s[0], 0);
+    if (op != GR_OP_DOT && it->desc.dtype == GR_F64) { /* Blue's scaled sums of f64 squares */
+        gr_vpartial_add_term(out, o->fast.s[1], 1076);
+        gr_vpartial_add_term(out, o->fast.s[2], -1074);
     }
 }
 
+/* Bytes of block records an item of this kind needs per block (exact blocks use the fold scratch). */
 static size_t rec_size(int kind)
 {
-    return kind == REC_ARG ? sizeof(gr_vec_arg_rec_t) : kind == REC_EXACT ? sizeof(gr_vec_exact_rec_t)
-                                                                           : sizeof(gr_vec_fast_rec_t);
+    return kind == REC_ARG ? sizeof(gr_vec_arg_rec_t) : kind == REC_FAST ? sizeof(gr_vec_fast_rec_t) : 0;
 }
 
 static int item_kind(const gr_batch_item_t *it)
@@ -144,7 +147,7 @@ static int item_kind(const gr_batch_item_t *it)
 }
 
 /* Room for `bytes` of records in arena a; a grows only while it is idle (not busy). */
-static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes)
+static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes, cudaStream_t stream)
 {
     if (!a->ev)
         GR_CUDA_CHECK(cudaEventCreateWithFlags(&a->ev, cudaEventDisableTiming));
@@ -155,14 +158,74 @@ static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes)
         want = VEC_ARENA_MIN;
     if (a->dev)
         GR_CUDA_CHECK(cudaFree(a->dev));
-    if (a->host)
-        GR_CUDA_CHECK(cudaFreeHost(a->host));
-    a->dev = a->host = NULL;
+    a->dev = NULL;
     a->cap = 0;
     GR_CUDA_CHECK(cudaMalloc(&a->dev, want));
-    GR_CUDA_CHECK(cudaHostAlloc(&a->host, want, cudaHostAllocDefault));
+    if (!a->host)
+        GR_CUDA_CHECK(cudaHostAlloc(&a->host, VEC_OUT_BYTES, cudaHostAllocDefault));
+    /* the fold scratches start zero; every launch leaves them so (queued before any kernel that uses them) */
+    GR_CUDA_CHECK(cudaMemsetAsync((char *)a->dev + VEC_FOLD_OFF, 0, sizeof(gr_vec_fold_t) * GR_BATCH_MAX, stream));
     a->cap = want;
     return GR_SUCCESS;
+}
+
+static gr_vec_out_t *arena_out(const vec_arena_t *a) { return (gr_vec_out_t *)a->dev; }
+static gr_vec_fold_t *arena_fold(const vec_arena_t *a) { return (gr_vec_fold_t *)((char *)a->dev + VEC_FOLD_OFF); }
+
+/* argext: the side an item asks for */
+static int arg_which(const gr_batch_item_t *it)
+{
+    return it->desc.op.kind == GR_OP_ARGMIN ? GR_VEC_ARG_MIN : GR_VEC_ARG_MAX;
+}
+
+/*
+ * Two dot items that one pass can read (a pair job, gr_vec_kernels.h): the same floating dtype, count
+ * and record kind, sharing an array (pointer-equal), all three arrays at one offset from 16 bytes. The
+ * shared array into *a, p's other into *b0, q's other into *b1 (products commute, bit for bit).
+ */
+static int pair_arrays(const gr_batch_item_t *p, const gr_batch_item_t *q, const void **a, const void **b0,
+                       const void **b1)
+{
+    gr_dtype_t t = p->desc.dtype;
+    if (p->desc.op.kind != GR_OP_DOT || q->desc.op.kind != GR_OP_DOT || q->desc.dtype != t ||
+        p->count != q->count || !(t == GR_F32 || t == GR_F64 || t == GR_F16 || t == GR_BF16))
+        return 0;
+    const void *pv[2] = {p->x, p->y}, *qv[2] = {q->x, q->y};
+    for (int u = 0; u < 2; ++u)
+        for (int w = 0; w < 2; ++w) {
+            if (pv[u] != qv[w])
+                continue;
+            const uintptr_t off = (uintptr_t)pv[u] & 15u;
+            if (((uintptr_t)pv[1 - u] & 15u) != off || ((uintptr_t)qv[1 - w] & 15u) != off)
+                return 0;
+            *a = pv[u];
+            *b0 = pv[1 - u];
+            *b1 = qv[1 - w];
+            return 1;
+        }
+    return 0;
+}
+
+/* The record kinds whose kernels read pairs in one pass. */
+static int pairs_kind(int kind) { return kind == REC_FAST; }
+
+/* Pair the batch's dot items greedily, in item order (a->kind and a->grid set). */
+static void find_pairs(vec_arena_t *a, const gr_batch_item_t *items, int k)
+{
+    for (int j = 0; j < k; ++j)
+        a->partner[j] = -1;
+    for (int j = 0; j < k; ++j) {
+        if (a->partner[j] != -1 || !pairs_kind(a->kind[j]))
+            continue;
+        for (int q = j + 1; q < k; ++q) {
+            const void *x, *y0, *y1;
+            if (a->partner[q] == -1 && a->kind[q] == a->kind[j] && pair_arrays(&items[j], &items[q], &x, &y0, &y1)) {
+                a->partner[j] = q;
+                a->partner[q] = -2;
+                break;
+            }
+        }
+    }
 }
 
 /* One item alone: its single-call kernel (the path of a single dot, nrm2, argmin or argmax). */
@@ -170,10 +233,12 @@ static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_ba
 {
     void *rec = (char *)a->dev + a->off[j];
     if (a->kind[j] == REC_ARG)
-        return gr_cuda_launch_argext(it->x, it->count, (int)it->desc.dtype, it->index_base, a->grid[j],
-                                     (gr_vec_arg_rec_t *)rec, s->stream);
+        return gr_cuda_launch_argext(it->x, it->count, (int)it->desc.dtype, it->index_base, arg_which(it),
+                                     a->grid[j], (gr_vec_arg_rec_t *)rec, arena_fold(a) + j, arena_out(a) + j,
+                                     s->stream);
     return gr_cuda_launch_dot(it->x, it->desc.op.kind == GR_OP_DOT ? it->y : NULL, it->count, (int)it->desc.dtype,
-                              a->kind[j] == REC_EXACT, a->grid[j], rec, s->stream);
+                              a->kind[j] == REC_EXACT, a->grid[j], rec, arena_fold(a) + j, arena_out(a) + j,
+                              s->stream);
 }
 
 /* Queue the kernels of every vector item into arena a (its layout already set): one launch per record
@@ -182,12 +247,15 @@ static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_ba
 static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k)
 {
     gr_vec_jobs_t *jobs = &((vec_state_t *)s->vec)->jobs;
+    jobs->fold = arena_fold(a);
+    jobs->out = arena_out(a);
     for (int kind = REC_FAST; kind <= REC_ARG; ++kind) {
         jobs->njobs = 0;
         unsigned blocks = 0;
         int last = -1;
+        int pairs = 0;
         for (int j = 0; j < k; ++j) {
-            if (a->kind[j] != kind)
+            if (a->kind[j] != kind || a->partner[j] == -2)
                 continue;
             const gr_batch_item_t *it = &items[j];
             gr_vec_job_t *J = &jobs->job[jobs->njobs++];
@@ -199,16 +267,26 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
             J->dtype = (int)it->desc.dtype;
             J->grid = a->grid[j];
             J->first_block = blocks;
-            J->reserved = 0;
+            J->slot = (unsigned short)j;
+            J->which = (unsigned short)(kind == REC_ARG ? arg_which(it) : 0);
+            if (a->partner[j] >= 0) { /* x.y and x.y2 in one pass: batch launches only */
+                const void *x, *y0, *y1;
+                (void)pair_arrays(it, &items[a->partner[j]], &x, &y0, &y1);
+                J->x = x;
+                J->y = y0;
+                J->y2 = y1;
+                J->pair = (unsigned short)(1 + a->partner[j]);
+                pairs++;
+            }
             blocks += (unsigned)a->grid[j];
             last = j;
         }
         cudaError_t e = cudaSuccess;
-        if (jobs->njobs == 1)
+        if (jobs->njobs == 1 && !pairs)
             e = launch_one(s, a, &items[last], last);
-        else if (jobs->njobs > 1 && kind == REC_ARG)
+        else if (jobs->njobs >= 1 && kind == REC_ARG)
             e = gr_cuda_launch_argext_batch(jobs, s->stream);
-        else if (jobs->njobs > 1)
+        else if (jobs->njobs >= 1)
             e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, s->stream);
         if (e != cudaSuccess)
             return e;
@@ -235,25 +313,31 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
                                      "as a bug", GR_REQUEST_MAX);
     }
     vec_arena_t *a = &v->a[ai];
-    size_t bytes = 0;
+    size_t bytes = VEC_FIXED_BYTES;
     for (int j = 0; j < k; ++j) {
         const gr_batch_item_t *it = &items[j];
         a->kind[j] = (unsigned char)item_kind(it);
         a->grid[j] = 0;
-        a->off[j] = bytes;
         if (a->kind[j] == REC_NONE)
             continue;
         GR_CHECK(device_ptr(s, it->x, "x"));
         if (it->desc.op.kind == GR_OP_DOT)
             GR_CHECK(device_ptr(s, it->y, "y"));
         a->grid[j] = gr_vec_grid(s->sm_count, s->grid_override, it->count, a->kind[j] == REC_EXACT);
-        bytes += (rec_size(a->kind[j]) * (size_t)a->grid[j] + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
     }
-    GR_CHECK(arena_reserve(a, bytes));
+    find_pairs(a, items, k);
+    for (int j = 0; j < k; ++j) { /* block records: a pair's first item holds both products' */
+        a->off[j] = bytes;
+        const size_t recs = (size_t)a->grid[j] * (a->partner[j] >= 0 ? 2u : a->partner[j] == -2 ? 0u : 1u);
+        bytes += (rec_size(a->kind[j]) * recs + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
+    }
+    GR_CHECK(arena_reserve(a, bytes, s->stream));
     GR_CHECK(gr_cuda_order_after(s, stream));
     gr_result_t r = GR_SUCCESS;
     GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k), r, fail);
-    GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(a->host, a->dev, bytes, cudaMemcpyDeviceToHost, s->stream), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(a->host, arena_out(a), sizeof(gr_vec_out_t) * (size_t)k,
+                                       cudaMemcpyDeviceToHost, s->stream),
+                       r, fail);
     GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, s->stream), r, fail);
     /* the caller's later work on its stream (reusing the inputs) waits for our reads */
     if (!blocking && stream && (cudaStream_t)stream != s->stream)
@@ -293,7 +377,7 @@ static gr_result_t poll_in(cuda_state_t *s, vec_arena_t *a, const gr_batch_item_
     for (int j = 0; j < k; ++j) {
         if (a->kind[j] == REC_NONE)
             continue;
-        fold_records(&items[j], (const char *)a->host + a->off[j], a->grid[j], a->kind[j] == REC_EXACT, &part[j]);
+        add_out(&items[j], (const gr_vec_out_t *)a->host + j, a->kind[j], &part[j]);
         part[j].p.count += (int64_t)items[j].count;
     }
     return GR_SUCCESS;
