@@ -27,8 +27,10 @@
  *        2^-53 |p|, so the e's need their own leading term: through xp they
  *        would have taken a third stage (36 additions an element); in xe
  *        they take two, as the p's do in xp (24).
- *   batch (dot_exact_acc::vecs, the body of gr_vec_loop: U vector pairs of
- *        each thread, N = U L elements, 8 for f32 / f16 / bf16, 4 for f64):
+ *   batch (dot_exact_acc::vecs and chunk: gr_vec_loop's rounds of U vector
+ *        pairs a thread, U = 4 f32, 2 f64 / f16 / bf16, cut into batches of
+ *        N products, 4 f32 (one pair), 4 f64 (two pairs), 8 halves (one);
+ *        dot_exact_acc::X_U, X_CHUNK: the most that fit 64 registers):
  *        all N products first, then one check for the batch, integer ops on
  *        the high words of the p's only:
  *          f32 / half: every p finite. A product of finite floats is exact in
@@ -293,6 +295,11 @@ struct dot_exact_acc {
     enum { whole_vectors = 1 };
     static constexpr bool F64 = DT == GR_C_F64;
     static constexpr int KP = 2, KE = F64 ? 2 : 1; /* f32 / half: p alone, xe stays 0 */
+    /* Vector pairs a batch (X_CHUNK) and in flight (X_U, gr_vec_loop's U: whole batches), the most
+     * that fit 64 registers without a spill (ptxas -v, sm_90; one more batch a round spills): f32
+     * 1 and 4 (4 products a batch), f64 2 and 2 (4 products, 8 terms), halves 1 and 2 (8 products). */
+    static constexpr int X_CHUNK = F64 ? 2 : 1;
+    static constexpr int X_U = F64 || sizeof(T) == 2 ? 2 : 4;
     unsigned long long *lim;
     double xp[KP], xe[KE];
     unsigned int nan, pinf, ninf; /* < 2^22 each: a thread's elements (header) */
@@ -342,14 +349,24 @@ struct dot_exact_acc {
     __device__ __forceinline__ void vecs(const V (&va)[U], const V (&vb)[U], const T *__restrict__ xh,
                                          const T *__restrict__ yh, uint64_t i, uint64_t nt)
     {
-        constexpr int L = 16 / sizeof(T), N = U * L;
+        static_assert(U % X_CHUNK == 0, "whole chunks");
+#pragma unroll
+        for (int c = 0; c < U; c += X_CHUNK)
+            chunk(va, vb, c, xh, yh, i + (uint64_t)c * nt, nt);
+    }
+    /* Vector pairs c .. c + X_CHUNK - 1 of a round (their first vector at i): one batch. */
+    template <typename V, int U>
+    __device__ __forceinline__ void chunk(const V (&va)[U], const V (&vb)[U], int c, const T *__restrict__ xh,
+                                          const T *__restrict__ yh, uint64_t i, uint64_t nt)
+    {
+        constexpr int L = 16 / sizeof(T), N = X_CHUNK * L;
         double p[N], e[F64 ? N : 1];
         unsigned int worst = 0u; /* f32 / half: max |p| high word; f64: max of (high word - 2^-968's), unsigned */
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
+        for (int u = 0; u < X_CHUNK; ++u) {
             double la[L], lb[L];
-            gr_lanes(va[u], la);
-            gr_lanes(vb[u], lb);
+            gr_lanes(va[c + u], la);
+            gr_lanes(vb[c + u], lb);
 #pragma unroll
             for (int k = 0; k < L; ++k) {
                 const int j = u * L + k;
@@ -437,9 +454,7 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     } else {
         typedef typename gr_vec_elem<DT>::type T;
         dot_exact_acc<DT, SQ> acc(lim);
-        /* vector pairs per batch: 2 (f32, f64), 1 (8 halves): 8 f32 / half or 4 f64 products */
-        constexpr int U = sizeof(T) == 2 ? 1 : 2;
-        gr_vec_loop<T, !SQ, U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+        gr_vec_loop<T, !SQ, dot_exact_acc<DT, SQ>::X_U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
                                (uint64_t)nblk * GR_VEC_BLOCK, acc);
         acc.flush();
         nan = acc.nan;
