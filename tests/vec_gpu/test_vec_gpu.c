@@ -272,7 +272,7 @@ static void check_batch_vs_separate(gr_ctx_t gpu, const uint64_t *counts, int nc
  *     p > 2^1020 (f64: Inf in f64, both cancelling pairwise); a zero factor; a subnormal factor with p
  *     in the window; products that underflow to +-0; ordinary again.
  *   1 cancel: pairs that cancel exactly (products up to 2^600 in f64), every 61st pair a small
- *     remainder (f64: below 2^-968 or inside the window) and a +0 partner.
+ *     remainder (f64: below 2^-968 or inside the window) and a +0 partner; an odd n's last is +0.
  *   2 negzero: every product -0.0 (result -0.0). 3 mixzero: the same with one +0.0 at n / 2 (+0.0).
  *   4 zeros: zero factors of both signs among ordinary products (f64: the batch's zero check).
  *   5 specials: ordinary products and, by seed, a NaN, +Inf, -Inf, Inf * 0, or +Inf and -Inf.
@@ -289,8 +289,10 @@ static void adv_pair(gr_dtype_t t, int pat, uint64_t i, uint64_t n, uint64_t see
     const double m1 = 1.0 + (double)(hp >> 12) * 0x1p-52, m2 = 1.0 + (double)(h2 >> 12) * 0x1p-52;
     const double sgn = (i & 1) ? -1.0 : 1.0, rs = (hi & 1) ? -1.0 : 1.0;
     const double sub = ldexp((double)(1 + (hp >> 40) % 255), esub); /* a subnormal of t (f16 / bf16: widened) */
-    const int spread = t == GR_F16 ? 6 : 20; /* ordinary exponents: -spread .. spread */
-    const int eo = (int)(hp % (uint64_t)(2 * spread + 1)) - spread, eo2 = (int)(h2 % (uint64_t)(2 * spread + 1)) - spread;
+    /* ordinary exponents: -spread .. spread (f16: -7 .. 1, so that 65539 products stay below 65504) */
+    const int spread = t == GR_F16 ? 4 : 20, shift = t == GR_F16 ? -3 : 0;
+    const int eo = (int)(hp % (uint64_t)(2 * spread + 1)) - spread + shift;
+    const int eo2 = (int)(h2 % (uint64_t)(2 * spread + 1)) - spread + shift;
     double x = rs * m1 * ldexp(1.0, eo), y = m2 * ldexp(1.0, eo2);
     switch (pat) {
     case 0:
@@ -303,9 +305,13 @@ static void adv_pair(gr_dtype_t t, int pat, uint64_t i, uint64_t n, uint64_t see
         case 6: x = f64 ? rs * ldexp(m1, -600) : rs * sub; y = f64 ? ldexp(m2, -600) : sub; break;
         default: break;
         }
+        if ((n & 1) && i == n - 1 && (hp % 8 == 2 || hp % 8 == 3))
+            x = 0.0; /* a huge product without its partner: +0 */
         break;
     case 1:
-        if (hp % 61 == 7) { /* a remainder and its +0 partner */
+        if ((n & 1) && i == n - 1) { /* no partner: +0 */
+            x = 0.0;
+        } else if (hp % 61 == 7) { /* a remainder and its +0 partner */
             x = (i & 1) ? 0.0 : rs * (f64 ? ldexp(m1, (hp & 64) ? -1000 : -500) : sub);
             y = f64 ? ldexp(m2, (hp & 64) ? -40 : -300) : m2;
         } else {
