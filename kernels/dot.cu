@@ -338,12 +338,13 @@ struct dot_exact_acc {
         }
     }
     /*
-     * The batch: the U vector pairs' N = U L products at once. One check for
-     * all (f32 / half: every p finite; f64: every p in [2^-968, 2^960), then
-     * for a batch that fails only that, every p outside it a zero of a zero
-     * factor), then p stage by stage through xp and (f64) e through xe; else
-     * each element through the slow path, read again from memory in a loop
-     * that is not unrolled (one copy of it, no registers held for it here).
+     * A round of U vector pairs, in batches of X_CHUNK pairs (chunk): a
+     * batch's N = X_CHUNK L products at once, one check for all (f32 / half:
+     * every p finite; f64: every p in [2^-968, 2^960), then, for a batch that
+     * fails only that, every p outside it a zero of a zero factor), then p
+     * stage by stage through xp and (f64) e through xe; else each element
+     * through the slow path, read again from memory in a loop that is not
+     * unrolled (one copy of it, no registers held for it here).
      */
     template <typename V, int U>
     __device__ __forceinline__ void vecs(const V (&va)[U], const V (&vb)[U], const T *__restrict__ xh,
