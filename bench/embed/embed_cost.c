@@ -15,10 +15,13 @@
  *              (2.0 = no overlap at all)
  *   dot        one dot product of the two buffers (gr_reduce_batch_device
  *              with one item, the path of gr_dot_device)
- *   batch2     two dot products (x.y and y.x) in one gr_reduce_batch_device:
- *              one launch, one collective; batch2/dot and batch2/blocking
- *              are issue 20's "k = 2 within 1.25x of one reduction"
+ *   batch2     two independent dot products (x.y and x'.y' of four buffers)
+ *              in one gr_reduce_batch_device: one launch, one collective;
+ *              batch2/dot and batch2/blocking are issue 20's "k = 2 within
+ *              1.25x of one reduction"
  *   ibatch2    the same batch by gr_ireduce_batch_device + gr_wait
+ *   pair2      x.y and y.x in one batch: they share arrays, so the backend
+ *              reads them in one pass (a dot pair, as CG's r.r and r.Ar)
  * The cuda backend reduces device buffers; without a GPU the cpu backend
  * reduces host buffers (the numbers then say nothing about the GPU; the run
  * just checks the program). Every result is checked against the blocking one.
@@ -69,12 +72,13 @@ static int cmp_double(const void *a, const void *b)
 typedef struct run {
     gr_ctx_t ctx;
     int on_device;
-    const void *buf[2];
+    const void *buf[4]; /* 2 and 3: copies of 0 and 1 */
     uint64_t n;
     gr_desc_t d;
     gr_stream_t stream;
     gr_value_t ref;
-    gr_batch_item_t dots[2]; /* buf0 . buf1 and buf1 . buf0: the same bits (products commute) */
+    gr_batch_item_t dots[2]; /* buf0 . buf1 and buf2 . buf3: the same bits */
+    gr_batch_item_t pair[2]; /* buf0 . buf1 and buf1 . buf0: the same bits (products commute) */
     gr_value_t ref_dot;
 } run_t;
 
@@ -87,13 +91,13 @@ static void same_or_die(const gr_value_t *ref, const gr_value_t *v, const char *
     }
 }
 
-static gr_result_t batch(const run_t *r, int k, gr_value_t *out)
+static gr_result_t batch(const run_t *r, const gr_batch_item_t *items, int k, gr_value_t *out)
 {
-    return r->on_device ? gr_reduce_batch_device(r->ctx, r->dots, k, out, NULL)
-                        : gr_reduce_batch_host(r->ctx, r->dots, k, out, NULL);
+    return r->on_device ? gr_reduce_batch_device(r->ctx, items, k, out, NULL)
+                        : gr_reduce_batch_host(r->ctx, items, k, out, NULL);
 }
 
-enum { ROW_BLOCKING, ROW_NB, ROW_STREAM, ROW_TWO, ROW_DOT, ROW_BATCH2, ROW_IBATCH2, NROWS };
+enum { ROW_BLOCKING, ROW_NB, ROW_STREAM, ROW_TWO, ROW_DOT, ROW_BATCH2, ROW_IBATCH2, ROW_PAIR2, NROWS };
 
 /* One timed iteration of row `row`; returns this rank's seconds. */
 static double once(run_t *r, int row)
@@ -117,10 +121,13 @@ static double once(run_t *r, int row)
         CHECK(gr_wait(&a, &v, NULL));
         break;
     case ROW_DOT:
-        CHECK(batch(r, 1, vv));
+        CHECK(batch(r, r->dots, 1, vv));
         break;
     case ROW_BATCH2:
-        CHECK(batch(r, 2, vv));
+        CHECK(batch(r, r->dots, 2, vv));
+        break;
+    case ROW_PAIR2:
+        CHECK(batch(r, r->pair, 2, vv));
         break;
     case ROW_IBATCH2:
         CHECK(r->on_device ? gr_ireduce_batch_device(r->ctx, r->dots, 2, NULL, &a)
@@ -211,7 +218,7 @@ int main(int argc, char **argv)
     uint64_t nmax = 0;
     for (int k = 0; k < nsizes; ++k)
         nmax = sizes[k] > nmax ? sizes[k] : nmax;
-    void *mem[2] = {NULL, NULL};
+    void *mem[4] = {NULL, NULL, NULL, NULL};
     float *host = malloc(sizeof(float) * nmax);
     if (!host)
         die("malloc", GR_ERR_NOMEM);
@@ -223,7 +230,7 @@ int main(int argc, char **argv)
         if (cudaSetDevice(gr_ctx_device(r.ctx)) != cudaSuccess ||
             cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
             die("CUDA setup", GR_ERR_CUDA);
-        for (int b = 0; b < 2; ++b)
+        for (int b = 0; b < 4; ++b)
             if (cudaMalloc(&mem[b], sizeof(float) * nmax) != cudaSuccess ||
                 cudaMemcpy(mem[b], host, sizeof(float) * nmax, cudaMemcpyHostToDevice) != cudaSuccess)
                 die("cudaMalloc / cudaMemcpy", GR_ERR_DEVMEM);
@@ -232,19 +239,24 @@ int main(int argc, char **argv)
 #endif
     if (!r.on_device) {
         mem[0] = host;
-        mem[1] = malloc(sizeof(float) * nmax);
-        if (!mem[1])
-            die("malloc", GR_ERR_NOMEM);
-        memcpy(mem[1], host, sizeof(float) * nmax);
+        for (int b = 1; b < 4; ++b) {
+            mem[b] = malloc(sizeof(float) * nmax);
+            if (!mem[b])
+                die("malloc", GR_ERR_NOMEM);
+            memcpy(mem[b], host, sizeof(float) * nmax);
+        }
     }
-    r.buf[0] = mem[0];
-    r.buf[1] = mem[1];
+    for (int b = 0; b < 4; ++b)
+        r.buf[b] = mem[b];
     for (int j = 0; j < 2; ++j) {
         gr_batch_item_init(&r.dots[j]);
         r.dots[j].desc = r.d;
         r.dots[j].desc.op.kind = GR_OP_DOT;
-        r.dots[j].x = r.buf[j];
-        r.dots[j].y = r.buf[1 - j];
+        r.dots[j].x = r.buf[2 * j];
+        r.dots[j].y = r.buf[2 * j + 1];
+        r.pair[j] = r.dots[j];
+        r.pair[j].x = r.buf[j];
+        r.pair[j].y = r.buf[1 - j];
     }
 
     double *times = malloc(sizeof(double) * (size_t)iters);
@@ -256,15 +268,16 @@ int main(int argc, char **argv)
                "slowest rank, microseconds\n",
                gr_backend_name(gr_ctx_backend(r.ctx)), nranks, gr_ctx_device(r.ctx),
                pl->gpu_name[0] ? pl->gpu_name : "-", iters, warmup);
-        printf("%-10s %12s %12s %10s %12s %12s %10s %12s %12s %12s %10s %10s\n", "n", "blocking", "start+wait",
-               "nb/block", "stream", "two", "two/one", "dot", "batch2", "ibatch2", "b2/dot", "b2/block");
+        printf("%-10s %12s %12s %10s %12s %12s %10s %12s %12s %12s %12s %10s %10s\n", "n", "blocking",
+               "start+wait", "nb/block", "stream", "two", "two/one", "dot", "batch2", "ibatch2", "pair2", "b2/dot",
+               "b2/block");
     }
     for (int k = 0; k < nsizes; ++k) {
         r.n = sizes[k];
         CHECK(r.on_device ? gr_reduce_device(r.ctx, r.buf[0], r.n, &r.d, &r.ref, NULL)
                           : gr_reduce_host(r.ctx, r.buf[0], r.n, &r.d, &r.ref, NULL));
-        r.dots[0].count = r.dots[1].count = r.n;
-        CHECK(batch(&r, 1, &r.ref_dot));
+        r.dots[0].count = r.dots[1].count = r.pair[0].count = r.pair[1].count = r.n;
+        CHECK(batch(&r, r.dots, 1, &r.ref_dot));
         double us[NROWS];
         for (int row = 0; row < NROWS; ++row)
             us[row] = (row == ROW_STREAM && !r.on_device) ? 0 : measure(&r, row, warmup, iters, times);
@@ -274,23 +287,24 @@ int main(int argc, char **argv)
                 snprintf(stream_col, sizeof(stream_col), "%.2f", us[ROW_STREAM]);
             else
                 snprintf(stream_col, sizeof(stream_col), "-");
-            printf("%-10llu %12.2f %12.2f %10.3f %12s %12.2f %10.3f %12.2f %12.2f %12.2f %10.3f %10.3f\n",
+            printf("%-10llu %12.2f %12.2f %10.3f %12s %12.2f %10.3f %12.2f %12.2f %12.2f %12.2f %10.3f %10.3f\n",
                    (unsigned long long)r.n, us[ROW_BLOCKING], us[ROW_NB], us[ROW_NB] / us[ROW_BLOCKING], stream_col,
                    us[ROW_TWO], us[ROW_TWO] / us[ROW_NB], us[ROW_DOT], us[ROW_BATCH2], us[ROW_IBATCH2],
-                   us[ROW_BATCH2] / us[ROW_DOT], us[ROW_BATCH2] / us[ROW_BLOCKING]);
+                   us[ROW_PAIR2], us[ROW_BATCH2] / us[ROW_DOT], us[ROW_BATCH2] / us[ROW_BLOCKING]);
         }
     }
     free(times);
     CHECK(gr_ctx_destroy(r.ctx));
 #if defined(GR_WITH_CUDA)
     if (r.on_device) {
-        cudaFree(mem[0]);
-        cudaFree(mem[1]);
+        for (int b = 0; b < 4; ++b)
+            cudaFree(mem[b]);
         cudaStreamDestroy(stream);
     }
 #endif
     if (!r.on_device)
-        free(mem[1]);
+        for (int b = 1; b < 4; ++b)
+            free(mem[b]);
     free(host);
     MPI_Finalize();
     return 0;
