@@ -428,6 +428,19 @@ struct dot_exact_acc {
     }
 };
 
+/* An exact block's shared limbs and counts to zero (the caller synchronises before using them). */
+__device__ __forceinline__ void dot_exact_begin(unsigned long long *lim, unsigned long long *cnt)
+{
+    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
+        lim[k] = 0;
+    if (threadIdx.x < 4)
+        cnt[threadIdx.x] = 0;
+}
+
+__device__ __forceinline__ void dot_exact_end(unsigned long long *lim, unsigned long long *cnt, uint64_t nan,
+                                              uint64_t pinf, uint64_t ninf, uint64_t nnz, unsigned nblk,
+                                              gr_vec_fold_t *fold, gr_vec_out_t *out);
+
 /* The end of an exact block (every thread; the block's state complete in lim and cnt): its limbs
  * carried and added to the job's scratch, then the last block moves the scratch to out (gr_vec_fold.cuh). */
 __device__ __forceinline__ void dot_exact_fold(const unsigned long long *lim, const unsigned long long *cnt,
@@ -439,10 +452,7 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
                                                gr_vec_out_t *out, unsigned blk, unsigned nblk,
                                                unsigned long long *lim, unsigned long long *cnt)
 {
-    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
-        lim[k] = 0;
-    if (threadIdx.x < 4)
-        cnt[threadIdx.x] = 0;
+    dot_exact_begin(lim, cnt);
     __syncthreads();
     uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
     if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
@@ -463,6 +473,14 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
         ninf = acc.ninf;
         nnz = (uint64_t)acc.nz;
     }
+    dot_exact_end(lim, cnt, nan, pinf, ninf, nnz, nblk, fold, out);
+}
+
+/* The end of an exact product's block (every thread): this thread's counts into the block's, then the fold. */
+__device__ __forceinline__ void dot_exact_end(unsigned long long *lim, unsigned long long *cnt, uint64_t nan,
+                                              uint64_t pinf, uint64_t ninf, uint64_t nnz, unsigned nblk,
+                                              gr_vec_fold_t *fold, gr_vec_out_t *out)
+{
     if (nan)
         atomicAdd(&cnt[0], (unsigned long long)nan);
     if (pinf)
@@ -473,6 +491,51 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
         atomicAdd(&cnt[3], (unsigned long long)nnz);
     __syncthreads();
     dot_exact_fold(lim, cnt, nblk, fold, out);
+}
+
+/* An exact pair's two products (gr_vec_kernels.h): x.y into p[0], x.y2 into p[1], each its own limbs. */
+template <int DT>
+struct dot_exact_pair_acc {
+    enum { whole_vectors = 1 };
+    dot_exact_acc<DT, false> p0, p1;
+    __device__ __forceinline__ dot_exact_pair_acc(unsigned long long *l0, unsigned long long *l1) : p0(l0), p1(l1) {}
+    __device__ __forceinline__ void operator()(int u, double a, const double (&b)[2], uint64_t i)
+    {
+        p0(u, a, b[0], i);
+        p1(u, a, b[1], i);
+    }
+    template <typename V, int U, typename T>
+    __device__ __forceinline__ void vecs2(const V (&a)[U], const V (&b0)[U], const V (&b1)[U], const T *xh,
+                                          const T *y0h, const T *y1h, uint64_t i, uint64_t nt)
+    {
+        p0.vecs(a, b0, xh, y0h, i, nt);
+        p1.vecs(a, b1, xh, y1h, i, nt);
+    }
+};
+
+/* Block blk of nblk of an exact pair job J (YX: J->y is J->x): both products' parts of their out records.
+ * lim, cnt: the block's shared memory for two products (2 GR_VEC_WLIMBS limbs, 8 counts). */
+template <int DT, bool YX>
+__device__ __forceinline__ void dot_exact_pair_body(const gr_vec_jobs_t &jobs, const gr_vec_job_t *J, unsigned blk,
+                                                    unsigned long long *lim, unsigned long long *cnt)
+{
+    typedef typename gr_vec_elem<DT>::type T;
+    const unsigned nblk = (unsigned)J->grid;
+    dot_exact_begin(lim, cnt);
+    dot_exact_begin(lim + GR_VEC_WLIMBS, cnt + 4);
+    __syncthreads();
+    dot_exact_pair_acc<DT> acc(lim, lim + GR_VEC_WLIMBS);
+    const T *const ys[2] = {(const T *)J->y, (const T *)J->y2};
+    gr_vec_loop_ny<T, 2, YX, dot_exact_acc<DT, false>::X_U>((const T *)J->x, ys, J->n,
+                                                             (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                                                             (uint64_t)nblk * GR_VEC_BLOCK, acc);
+    acc.p0.flush();
+    acc.p1.flush();
+    const unsigned s2 = J->pair - 1u;
+    dot_exact_end(lim, cnt, acc.p0.nan, acc.p0.pinf, acc.p0.ninf, (uint64_t)acc.p0.nz, nblk, jobs.fold + J->slot,
+                  jobs.out + J->slot);
+    dot_exact_end(lim + GR_VEC_WLIMBS, cnt + 4, acc.p1.nan, acc.p1.pinf, acc.p1.ninf, (uint64_t)acc.p1.nz, nblk,
+                  jobs.fold + s2, jobs.out + s2);
 }
 
 static_assert(GR_VEC_WLIMBS <= GR_VEC_BLOCK, "one limb per thread in dot_exact_fold");
@@ -735,10 +798,16 @@ __global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_j
 /* The same for exact jobs (and every integer job); __maxnreg__(128) as dot_fast_batch. */
 __global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
-    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
-    __shared__ unsigned long long cnt[4];
+    __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS]; /* the second half: a pair's second product */
+    __shared__ unsigned long long cnt[8];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    if (J->pair) {
+#define GR_EXACT_PAIR_CALL(DT, YX) dot_exact_pair_body<DT, YX>(jobs, J, blk, lim, cnt)
+        GR_VEC_PAIR_DISPATCH(J, GR_EXACT_PAIR_CALL)
+#undef GR_EXACT_PAIR_CALL
+        return;
+    }
 #define GR_EXACT_CALL(DT, SQ)                                                                                        \
     dot_exact_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, jobs.fold + J->slot, jobs.out + J->slot, blk,             \
                            (unsigned)J->grid, lim, cnt)

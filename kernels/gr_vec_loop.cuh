@@ -18,11 +18,12 @@
  * y is not read) as double; halves are widened exactly (gr_widen, gr_widen8).
  * slot is a constant once the loop is unrolled, so arrays indexed by it stay
  * in registers.
- * A visitor with a member `enum { whole_vectors = 1 }` (one y at most) takes
- * each round of the body whole instead: f.vecs(a, b, xh, yh, i, nt) with a[u],
- * b[u] vectors i + u nt of x and y (b = a when y is not read), xh = x + head
- * and yh (= xh when y is not read), so element k of a[u] is xh[(i + u nt) L +
- * k]. Every other part of the loop, and every other visitor, is as above.
+ * A visitor with a member `enum { whole_vectors = 1 }` takes each round of
+ * the body whole instead: f.vecs(a, b, xh, yh, i, nt) with a[u], b[u] vectors
+ * i + u nt of x and y (b = a when y is not read), xh = x + head and yh (= xh
+ * when y is not read), so element k of a[u] is xh[(i + u nt) L + k]; with two
+ * y (a pair) f.vecs2(a, b0, b1, xh, y0h, y1h, i, nt) alike (b0 = a, y0h = xh
+ * for x.x). Every other part of the loop, and every other visitor, is as above.
  */
 #ifndef GR_VEC_LOOP_CUH
 #define GR_VEC_LOOP_CUH
@@ -128,8 +129,12 @@ __device__ __forceinline__ void gr_vec_loop_ny(const T *__restrict__ x, const T 
                 b1[u] = gr_ldg(vy1 + (i + (uint64_t)u * nt));
         }
         if constexpr (gr_vec_whole<F>::value) {
-            static_assert(NY <= 1 && !YX, "whole rounds: x and at most one y of its own");
-            if constexpr (NY == 1)
+            static_assert(NY <= 1 ? !YX : true, "whole rounds: one y is x's own");
+            if constexpr (NY == 2 && YX)
+                f.vecs2(a, a, b1, x + head, x + head, y[1] + head, i, nt);
+            else if constexpr (NY == 2)
+                f.vecs2(a, b0, b1, x + head, y[0] + head, y[1] + head, i, nt);
+            else if constexpr (NY == 1)
                 f.vecs(a, b0, x + head, y[0] + head, i, nt);
             else
                 f.vecs(a, a, x + head, x + head, i, nt);
