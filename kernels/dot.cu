@@ -20,38 +20,88 @@
  *        2^0 at bit GR_VEC_WBIAS). Integer adds commute: any schedule, any
  *        grid gives the same total, hence the same bits as the cpu backend.
  *        Integers always take this path (128-bit products).
- *        In front of the limbs each thread keeps a floating-point expansion
- *        a[0..K) (K = 3 for f64, whose product has two terms p and
- *        e = fma(a, b, -p); K = 2 for f32 / f16 / bf16, whose product p is
- *        exact and e = 0), as the exact sum kernel does (gr_exact.cuh): each
- *        term t goes through a cascade of K error-free TwoSums, a[i] + t ->
- *        (a[i]', t'), and the last t' (the residual r, usually 0) is added
- *        to the limbs by w_add when r != 0. Each TwoSum keeps a[i] + t
- *        exactly, so at every step sum(a) + (everything added to the limbs)
- *        is the exact sum of the thread's terms; at the end of its loop the
- *        thread adds its K expansion terms to the limbs (w_add: exact), so
- *        the limbs hold the exact total as before and the result (the exact
- *        value rounded once on the host) cannot change.
- *        Products whose p needs the scaled path (|p| < 2^-968 or > 2^1020)
- *        and terms of magnitude >= 2^960 bypass the expansion to the limbs
- *        (w_add with their shift), so every expansion term is < 2^960.
- *        No overflow: in a TwoSum |a[i]'| <= |a[i]| + |t| and |t'| <= |t|
- *        (round to nearest is monotone; the error of a rounded sum is at
- *        most the smaller addend), so each a[i] grows by less than 2^960 per
- *        term. The host keeps n <= grid GR_VEC_EXACT_PER_BLOCK (2^29), and a
- *        thread of the nt = grid GR_VEC_BLOCK threads sees at most
- *        n / nt + L + 2 elements (gr_vec_loop.cuh: at most one head and one
- *        tail element, whole L-element vectors of a grid-stride; L <= 8),
- *        < 2^21 + 16 < 2^29, 2 terms each: |a[i]| < 2^30 2^960 = 2^990 and
- *        every TwoSum intermediate < 2^992, far from 2^1024, so every TwoSum
- *        is exact (Knuth's TwoSum is error-free for finite operands without
- *        overflow, subnormals included: no flush-to-zero here).
- *        Capacity: an element makes at most two w_adds (each of its two terms
- *        is added to the limbs at most once: as itself or as its cascade's
- *        residual), each < 2^32 per limb, and each thread flushes K <= 3
- *        terms at its end. A block sees at most GR_VEC_BLOCK (n / nt + 10)
- *        < 2^29 + 2^12 elements, so a limb receives < (2^29 + 2^12) 2^33 +
- *        3 GR_VEC_BLOCK 2^32 < 2^63 in magnitude.
+ *        In front of the limbs each thread keeps two-term floating-point
+ *        expansions (error-free TwoSums, gr_exact.cuh): xp for the products
+ *        p = fl(a b), and, for f64, xe for their errors e = fma(a, b, -p)
+ *        (f32 / f16 / bf16: p is exact in f64, e = 0, no xe). e is below
+ *        2^-53 |p|, so the e's need their own leading term: through xp they
+ *        would have taken a third stage (36 additions an element); in xe
+ *        they take two, as the p's do in xp (24).
+ *   batch (dot_exact_acc::vecs and chunk: gr_vec_loop's rounds of U vector
+ *        pairs a thread, U = 4 f32, 2 f64 / f16 / bf16, cut into batches of
+ *        N products, 4 f32 (one pair), 4 f64 (two pairs), 8 halves (one);
+ *        dot_exact_acc::X_U, X_CHUNK: the most that fit 64 registers):
+ *        all N products first, then one check for the batch, integer ops on
+ *        the high words of the p's only:
+ *          f32 / half: every p finite. A product of finite floats is exact in
+ *            f64 and below 2^256 (subnormal factors included: >= 2^-298 when
+ *            nonzero); a NaN or Inf factor gives a NaN or Inf p (Inf 0 is
+ *            NaN). So "p finite" is "both factors finite".
+ *          f64: every p in [2^-968, 2^960). Then p is finite (so are a and
+ *            b), e is exact (the exponents of a and b sum to >= -970: a b is
+ *            a multiple of 2^-1074 and e, at most half an ulp of p, fits 53
+ *            bits, as a subnormal where it must; Boldo and Muller), and p,
+ *            e < 2^960. A batch that fails only because some p is +-0 with
+ *            a zero factor (zeros_only: a, b read again) takes the batch
+ *            too: then p and e are zeros and p's sign is the product's.
+ *        Then the p's stage by stage (x_stages, gr_x_batch's order): N
+ *        TwoSums into xp[0] (N independent chains), then, only if one of
+ *        their errors is nonzero, N into xp[1]; the residuals left after
+ *        xp[1], if any, go to the limbs (w_add, exact). The e's the same
+ *        through xe, with a zero test before xe[0] too (data whose products
+ *        are exact skip xe). A zero test is two integer ops a term.
+ *        A batch that fails its check sends each of its elements through the
+ *        slow path, read again from memory in a loop that is not unrolled.
+ *   slow path (operator(): head, tail, the < U vectors left, failed batches):
+ *        NaN / Inf counted (a b as IEEE says: Inf 0 is NaN); f64 products
+ *        whose p is outside [2^-968, 2^1020] scaled straight to the limbs
+ *        (p, e of the frexp'd factors with their shift), p of a zero factor
+ *        dropped; other p into xp, e into xe, one term at a time (x_add:
+ *        terms >= 2^960 straight to the limbs, else the K-TwoSum cascade
+ *        gr_fpe_add and its residual, when nonzero, to the limbs).
+ *        Every step is exact (a TwoSum keeps x[i] + t; w_add is exact), so at
+ *        every point sum(xp) + sum(xe) + (the thread's limb adds) is the
+ *        exact sum of the thread's products; at the end the thread adds its
+ *        four expansion terms to the limbs (flush), so the limbs hold the
+ *        block's exact total and the result (rounded once on the host) has
+ *        the bits it had, and the cpu backend's.
+ *   No overflow: every term that enters an expansion is below 2^960 (batch:
+ *        by the check; slow path: x_add). In a TwoSum |x[i]'| <= |x[i]| + |t|
+ *        and |t'| <= |t| (round to nearest is monotone; the error of a
+ *        rounded sum is at most the smaller addend), so each x[i] stays below
+ *        the sum of the magnitudes of the terms that reached it. The host
+ *        keeps n <= grid GR_VEC_EXACT_PER_BLOCK (2^29), and a thread of the
+ *        nt = grid GR_VEC_BLOCK threads sees at most n / nt + L + 2 elements
+ *        (gr_vec_loop.cuh: at most one head and one tail element, whole
+ *        L-element vectors of a grid-stride; L <= 8), < 2^21 + 16, at most 2
+ *        terms each: |x[i]| < 2^23 2^960 = 2^983 and every TwoSum
+ *        intermediate < 2^984, far from 2^1024, so every TwoSum is exact
+ *        (Knuth's TwoSum is error-free for finite operands without overflow,
+ *        subnormals included: no flush-to-zero here).
+ *   Capacity of the limbs: an element makes at most two w_adds (each of its
+ *        terms reaches the limbs at most once: as itself, scaled, or as the
+ *        residual of its last stage), each digit < 2^32 on one limb, and each
+ *        thread flushes 4 expansion terms at its end. A block sees at most
+ *        GR_VEC_BLOCK (n / nt + 10) < 2^29 + 2^12 elements, so a limb
+ *        receives < (2^29 + 2^12) 2^33 + 4 GR_VEC_BLOCK 2^32 < 2^62 + 2^46 in
+ *        magnitude (f32 / half: one term an element, < 2^61 + 2^45), as
+ *        before the batch path: far below 2^63.
+ *   Signed zero: xp[0] starts at -0.0 and every p of the batch path enters
+ *        xp[0] first; in round-to-nearest a sum is -0.0 only when both
+ *        addends are -0.0, so xp[0] is still -0.0 at the end exactly when
+ *        every batch p was -0.0 (f64 batch p's are nonzero or zeros of a
+ *        zero factor). The slow path sets the flag nz itself for every
+ *        finite product whose p is not -0.0 (as the cpu backend does), and
+ *        flush() adds "xp[0] is not -0.0": the block's cnt[3] (nonnegzero)
+ *        is > 0 exactly when some finite product was not -0.0.
+ *   Instructions an element (the batch, steady state): f64 1 DMUL + 1 DFMA
+ *        + 24 DADD (4 TwoSums) + ~8 integer ops of checks and zero tests,
+ *        where the per-element code took 1 DMUL + 1 DFMA + 36 DADD + about
+ *        10 FP64 compares and branches (isfinite x2, the window, |t| >= 2^960
+ *        per term, e != 0, residual tests) and a 64-bit count; f32 / half
+ *        2 conversions + 1 DMUL + 12 DADD + ~6 integer ops, where it took
+ *        the same arithmetic plus ~6 FP64 compares, branches and a 64-bit
+ *        count an element.
  * Batches: dot_fast_batch / dot_exact_batch run the jobs of a batch (any
  *        dtypes, dot or squares) in one launch; block b runs the body of its
  *        job's block b - first_block of that job's grid, the same code the
@@ -137,8 +187,8 @@ __device__ __forceinline__ double w_frexp(double a, int &e)
     return __longlong_as_double((bits & ~(0x7FFll << 52)) | (1022ll << 52));
 }
 
-/* One term t (finite) into the thread's expansion x; the residual, or t itself
- * when |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
+/* One term t (finite) into expansion x; the residual, or t itself when
+ * |t| >= 2^960 (no TwoSum may overflow: see the header), to the limbs. */
 template <int K>
 __device__ __forceinline__ void x_add(unsigned long long *lim, double (&x)[K], double t)
 {
@@ -151,18 +201,19 @@ __device__ __forceinline__ void x_add(unsigned long long *lim, double (&x)[K], d
         w_add(lim, r, 0);
 }
 
-/* The exact product a*b of two finite doubles: through the expansion x when
- * p and its error e are ordinary doubles, else scaled straight to the limbs. */
-template <int K>
-__device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&x)[K], double a, double b)
+/* The exact product a*b of two finite doubles: p into xp and its error e
+ * into xe when both are ordinary doubles, else scaled straight to the limbs. */
+template <int KP, int KE>
+__device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&xp)[KP], double (&xe)[KE], double a,
+                                              double b)
 {
     double p = __dmul_rn(a, b);
     double ap = fabs(p);
     if (ap >= 0x1p-968 && ap <= 0x1p1020) {
         double e = __fma_rn(a, b, -p);
-        x_add(lim, x, p);
+        x_add(lim, xp, p);
         if (e != 0)
-            x_add(lim, x, e);
+            x_add(lim, xe, e);
         return;
     }
     if (a == 0 || b == 0)
@@ -173,6 +224,48 @@ __device__ __forceinline__ void w_add_product(unsigned long long *lim, double (&
     double e = __fma_rn(ma, mb, -p);
     w_add(lim, p, ea + eb);
     w_add(lim, e, ea + eb);
+}
+
+/* High words of 2^-968 and 2^960: the f64 batch takes products p with X_P_LO <= |p|'s high word < X_P_HI. */
+#define X_P_LO 0x03700000u
+#define X_P_HI 0x7BF00000u
+
+/* Nonzero bits below the sign of t, or'ed into acc (integer ops only): acc != 0 iff some t != +-0. */
+__device__ __forceinline__ unsigned int x_nonzero(unsigned int acc, double t)
+{
+    return acc | (unsigned int)__double2loint(t) | ((unsigned int)__double2hiint(t) << 1);
+}
+
+/*
+ * N terms (finite, each < 2^960 in magnitude) through expansion x stage by
+ * stage, as gr_x_batch does: N TwoSums into x[0] (N independent chains),
+ * then, only if some error is nonzero, N into x[1], and so on; the residuals
+ * left after x[K-1] go to the limbs. first: test for all-zero terms before
+ * x[0] too (the f64 errors e are often all zero).
+ */
+template <int K, int N>
+__device__ __forceinline__ void x_stages(unsigned long long *lim, double (&x)[K], double (&t)[N], bool first)
+{
+#pragma unroll
+    for (int s = 0; s <= K; ++s) {
+        if (s > 0 || first) {
+            unsigned int nz = 0u;
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+                nz = x_nonzero(nz, t[j]);
+            if (nz == 0u)
+                return;
+        }
+        if (s < K) {
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+                x[s] = gr_two_sum(x[s], t[j], t[j]);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        if (t[j] != 0)
+            w_add(lim, t[j], 0);
 }
 
 /* The 128-bit two's complement integer hi:lo at 2^0, as gr_xacc_add_i128. */
@@ -189,20 +282,39 @@ __device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo,
         atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
 }
 
-/* One thread's exact state (header): the expansion xe in front of the block's limbs, and its counts.
- * Visitor of gr_vec_loop: one expansion for all slots (the slot does not matter: the sum is exact). */
+/*
+ * One thread's exact state (header): the expansions xp (products p) and xe
+ * (f64: the products' errors e) in front of the block's limbs, its counts and
+ * its signed-zero flag. Visitor of gr_vec_loop: whole rounds of U vector
+ * pairs through vecs (the batch), every other element through operator()
+ * (the slow path, also the batch's fallback).
+ */
 template <int DT, bool SQ>
 struct dot_exact_acc {
-    static constexpr int K = DT == GR_C_F64 ? 3 : 2; /* f64: p + e per product; f32 / half: p alone */
+    typedef typename gr_vec_elem<DT>::type T;
+    enum { whole_vectors = 1 };
+    static constexpr bool F64 = DT == GR_C_F64;
+    static constexpr int KP = 2, KE = F64 ? 2 : 1; /* f32 / half: p alone, xe stays 0 */
+    /* Vector pairs a batch (X_CHUNK) and in flight (X_U, gr_vec_loop's U: whole batches), the most
+     * that fit 64 registers without a spill (ptxas -v, sm_90; one more batch a round spills): f32
+     * 1 and 4 (4 products a batch), f64 2 and 2 (4 products, 8 terms), halves 1 and 2 (8 products). */
+    static constexpr int X_CHUNK = F64 ? 2 : 1;
+    static constexpr int X_U = F64 || sizeof(T) == 2 ? 2 : 4;
     unsigned long long *lim;
-    double xe[K];
-    uint64_t nan, pinf, ninf, nnz;
-    __device__ __forceinline__ explicit dot_exact_acc(unsigned long long *l) : lim(l), nan(0), pinf(0), ninf(0), nnz(0)
+    double xp[KP], xe[KE];
+    unsigned int nan, pinf, ninf; /* < 2^22 each: a thread's elements (header) */
+    int nz;                       /* a finite product of the slow path was not -0.0 */
+    __device__ __forceinline__ explicit dot_exact_acc(unsigned long long *l) : lim(l), nan(0), pinf(0), ninf(0), nz(0)
     {
+        xp[0] = -0.0; /* the signed-zero flag of the batch path (header) */
 #pragma unroll
-        for (int k = 0; k < K; ++k)
+        for (int k = 1; k < KP; ++k)
+            xp[k] = 0.0;
+#pragma unroll
+        for (int k = 0; k < KE; ++k)
             xe[k] = 0.0;
     }
+    /* The slow path: any element, checked on its own. */
     __device__ __forceinline__ void operator()(int, double a, double b, uint64_t)
     {
         if (SQ)
@@ -210,11 +322,11 @@ struct dot_exact_acc {
         if (isfinite(a) && isfinite(b)) {
             double p = __dmul_rn(a, b);
             if (!(p == 0 && signbit(p)))
-                ++nnz;
-            if (DT == GR_C_F64)
-                w_add_product(lim, xe, a, b);
+                nz = 1;
+            if (F64)
+                w_add_product(lim, xp, xe, a, b);
             else
-                x_add(lim, xe, p); /* exact: 24 + 24 significant bits, |p| < 2^256 */
+                x_add(lim, xp, p); /* exact: 24 + 24 significant bits, |p| < 2^256 */
         } else {
             double t = a * b; /* NaN or Inf as IEEE: Inf * 0 is NaN */
             if (isnan(t))
@@ -225,7 +337,109 @@ struct dot_exact_acc {
                 ++ninf;
         }
     }
+    /*
+     * A round of U vector pairs, in batches of X_CHUNK pairs (chunk): a
+     * batch's N = X_CHUNK L products at once, one check for all (f32 / half:
+     * every p finite; f64: every p in [2^-968, 2^960), then, for a batch that
+     * fails only that, every p outside it a zero of a zero factor), then p
+     * stage by stage through xp and (f64) e through xe; else each element
+     * through the slow path, read again from memory in a loop that is not
+     * unrolled (one copy of it, no registers held for it here).
+     */
+    template <typename V, int U>
+    __device__ __forceinline__ void vecs(const V (&va)[U], const V (&vb)[U], const T *__restrict__ xh,
+                                         const T *__restrict__ yh, uint64_t i, uint64_t nt)
+    {
+        static_assert(U % X_CHUNK == 0, "whole chunks");
+#pragma unroll
+        for (int c = 0; c < U; c += X_CHUNK)
+            chunk(va, vb, c, xh, yh, i + (uint64_t)c * nt, nt);
+    }
+    /* Vector pairs c .. c + X_CHUNK - 1 of a round (their first vector at i): one batch. */
+    template <typename V, int U>
+    __device__ __forceinline__ void chunk(const V (&va)[U], const V (&vb)[U], int c, const T *__restrict__ xh,
+                                          const T *__restrict__ yh, uint64_t i, uint64_t nt)
+    {
+        constexpr int L = 16 / sizeof(T), N = X_CHUNK * L;
+        double p[N], e[F64 ? N : 1];
+        unsigned int worst = 0u; /* f32 / half: max |p| high word; f64: max of (high word - 2^-968's), unsigned */
+#pragma unroll
+        for (int u = 0; u < X_CHUNK; ++u) {
+            double la[L], lb[L];
+            gr_lanes(va[c + u], la);
+            gr_lanes(vb[c + u], lb);
+#pragma unroll
+            for (int k = 0; k < L; ++k) {
+                const int j = u * L + k;
+                p[j] = __dmul_rn(la[k], lb[k]);
+                const unsigned int h = (unsigned int)__double2hiint(p[j]) & 0x7FFFFFFFu;
+                if (F64) {
+                    e[j] = __fma_rn(la[k], lb[k], -p[j]);
+                    worst = max(worst, h - X_P_LO);
+                } else {
+                    worst = max(worst, h);
+                }
+            }
+        }
+        const bool ok = F64 ? worst < X_P_HI - X_P_LO : worst < 0x7FF00000u;
+        if (__builtin_expect(!ok, 0) && !(F64 && zeros_only<N>(xh, yh, i, nt))) {
+#pragma unroll 1
+            for (int k = 0; k < N; ++k) {
+                const uint64_t idx = (i + (uint64_t)(k / L) * nt) * L + (uint64_t)(k % L);
+                (*this)(0, (double)gr_widen(xh[idx]), SQ ? 0.0 : (double)gr_widen(yh[idx]), idx);
+            }
+            return;
+        }
+        x_stages(lim, xp, p, false);
+        if (F64)
+            x_stages(lim, xe, e, true);
+    }
+    /* f64, a batch that failed the window: true when every p outside [2^-968, 2^960) is +-0 with a
+     * zero factor (then e is +-0 too, and p's sign is the product's: the batch may take them). The
+     * elements are read again, in a loop that is not unrolled: the vectors need not stay live. */
+    template <int N>
+    __device__ __forceinline__ static bool zeros_only(const T *__restrict__ xh, const T *__restrict__ yh, uint64_t i,
+                                                      uint64_t nt)
+    {
+        constexpr int L = 16 / sizeof(T);
+        bool ok = true;
+#pragma unroll 1
+        for (int k = 0; k < N; ++k) {
+            const uint64_t idx = (i + (uint64_t)(k / L) * nt) * L + (uint64_t)(k % L);
+            const double a = gr_widen(xh[idx]), b = SQ ? a : gr_widen(yh[idx]);
+            const double p = __dmul_rn(a, b);
+            const unsigned int h = (unsigned int)__double2hiint(p) & 0x7FFFFFFFu;
+            ok &= h - X_P_LO < X_P_HI - X_P_LO || (p == 0 && (a == 0 || b == 0));
+        }
+        return ok;
+    }
+    /* The end of the thread's loop: the expansions to the limbs (now they hold its exact sum). */
+    __device__ __forceinline__ void flush()
+    {
+        nz |= (unsigned long long)__double_as_longlong(xp[0]) != 0x8000000000000000ull;
+#pragma unroll
+        for (int k = 0; k < KP; ++k)
+            if (xp[k] != 0)
+                w_add(lim, xp[k], 0);
+#pragma unroll
+        for (int k = 0; k < KE; ++k)
+            if (xe[k] != 0)
+                w_add(lim, xe[k], 0);
+    }
 };
+
+/* An exact block's shared limbs and counts to zero (the caller synchronises before using them). */
+__device__ __forceinline__ void dot_exact_begin(unsigned long long *lim, unsigned long long *cnt)
+{
+    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
+        lim[k] = 0;
+    if (threadIdx.x < 4)
+        cnt[threadIdx.x] = 0;
+}
+
+__device__ __forceinline__ void dot_exact_end(unsigned long long *lim, unsigned long long *cnt, uint64_t nan,
+                                              uint64_t pinf, uint64_t ninf, uint64_t nnz, unsigned nblk,
+                                              gr_vec_fold_t *fold, gr_vec_out_t *out);
 
 /* The end of an exact block (every thread; the block's state complete in lim and cnt): its limbs
  * carried and added to the job's scratch, then the last block moves the scratch to out (gr_vec_fold.cuh). */
@@ -238,10 +452,7 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
                                                gr_vec_out_t *out, unsigned blk, unsigned nblk,
                                                unsigned long long *lim, unsigned long long *cnt)
 {
-    for (int k = threadIdx.x; k < GR_VEC_WLIMBS; k += blockDim.x)
-        lim[k] = 0;
-    if (threadIdx.x < 4)
-        cnt[threadIdx.x] = 0;
+    dot_exact_begin(lim, cnt);
     __syncthreads();
     uint64_t nan = 0, pinf = 0, ninf = 0, nnz = 0;
     if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
@@ -254,20 +465,22 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
     } else {
         typedef typename gr_vec_elem<DT>::type T;
         dot_exact_acc<DT, SQ> acc(lim);
-        /* vectors in flight: 2 (f32, f64), 1 (8 halves); more spill at the 64 registers of 4 blocks per SM */
-        constexpr int U = sizeof(T) == 2 ? 1 : 2;
-        gr_vec_loop<T, !SQ, U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+        gr_vec_loop<T, !SQ, dot_exact_acc<DT, SQ>::X_U>((const T *)x, (const T *)y, n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
                                (uint64_t)nblk * GR_VEC_BLOCK, acc);
-        /* the expansion's terms to the limbs: now the limbs hold the thread's exact sum */
-#pragma unroll
-        for (int k = 0; k < acc.K; ++k)
-            if (acc.xe[k] != 0)
-                w_add(lim, acc.xe[k], 0);
+        acc.flush();
         nan = acc.nan;
         pinf = acc.pinf;
         ninf = acc.ninf;
-        nnz = acc.nnz;
+        nnz = (uint64_t)acc.nz;
     }
+    dot_exact_end(lim, cnt, nan, pinf, ninf, nnz, nblk, fold, out);
+}
+
+/* The end of an exact product's block (every thread): this thread's counts into the block's, then the fold. */
+__device__ __forceinline__ void dot_exact_end(unsigned long long *lim, unsigned long long *cnt, uint64_t nan,
+                                              uint64_t pinf, uint64_t ninf, uint64_t nnz, unsigned nblk,
+                                              gr_vec_fold_t *fold, gr_vec_out_t *out)
+{
     if (nan)
         atomicAdd(&cnt[0], (unsigned long long)nan);
     if (pinf)
@@ -278,6 +491,51 @@ __device__ __forceinline__ void dot_exact_body(const void *x, const void *y, uin
         atomicAdd(&cnt[3], (unsigned long long)nnz);
     __syncthreads();
     dot_exact_fold(lim, cnt, nblk, fold, out);
+}
+
+/* An exact pair's two products (gr_vec_kernels.h): x.y into p[0], x.y2 into p[1], each its own limbs. */
+template <int DT>
+struct dot_exact_pair_acc {
+    enum { whole_vectors = 1 };
+    dot_exact_acc<DT, false> p0, p1;
+    __device__ __forceinline__ dot_exact_pair_acc(unsigned long long *l0, unsigned long long *l1) : p0(l0), p1(l1) {}
+    __device__ __forceinline__ void operator()(int u, double a, const double (&b)[2], uint64_t i)
+    {
+        p0(u, a, b[0], i);
+        p1(u, a, b[1], i);
+    }
+    template <typename V, int U, typename T>
+    __device__ __forceinline__ void vecs2(const V (&a)[U], const V (&b0)[U], const V (&b1)[U], const T *xh,
+                                          const T *y0h, const T *y1h, uint64_t i, uint64_t nt)
+    {
+        p0.vecs(a, b0, xh, y0h, i, nt);
+        p1.vecs(a, b1, xh, y1h, i, nt);
+    }
+};
+
+/* Block blk of nblk of an exact pair job J (YX: J->y is J->x): both products' parts of their out records.
+ * lim, cnt: the block's shared memory for two products (2 GR_VEC_WLIMBS limbs, 8 counts). */
+template <int DT, bool YX>
+__device__ __forceinline__ void dot_exact_pair_body(const gr_vec_jobs_t &jobs, const gr_vec_job_t *J, unsigned blk,
+                                                    unsigned long long *lim, unsigned long long *cnt)
+{
+    typedef typename gr_vec_elem<DT>::type T;
+    const unsigned nblk = (unsigned)J->grid;
+    dot_exact_begin(lim, cnt);
+    dot_exact_begin(lim + GR_VEC_WLIMBS, cnt + 4);
+    __syncthreads();
+    dot_exact_pair_acc<DT> acc(lim, lim + GR_VEC_WLIMBS);
+    const T *const ys[2] = {(const T *)J->y, (const T *)J->y2};
+    gr_vec_loop_ny<T, 2, YX, dot_exact_acc<DT, false>::X_U>((const T *)J->x, ys, J->n,
+                                                             (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
+                                                             (uint64_t)nblk * GR_VEC_BLOCK, acc);
+    acc.p0.flush();
+    acc.p1.flush();
+    const unsigned s2 = J->pair - 1u;
+    dot_exact_end(lim, cnt, acc.p0.nan, acc.p0.pinf, acc.p0.ninf, (uint64_t)acc.p0.nz, nblk, jobs.fold + J->slot,
+                  jobs.out + J->slot);
+    dot_exact_end(lim + GR_VEC_WLIMBS, cnt + 4, acc.p1.nan, acc.p1.pinf, acc.p1.ninf, (uint64_t)acc.p1.nz, nblk,
+                  jobs.fold + s2, jobs.out + s2);
 }
 
 static_assert(GR_VEC_WLIMBS <= GR_VEC_BLOCK, "one limb per thread in dot_exact_fold");
@@ -540,10 +798,16 @@ __global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_j
 /* The same for exact jobs (and every integer job); __maxnreg__(128) as dot_fast_batch. */
 __global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
-    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
-    __shared__ unsigned long long cnt[4];
+    __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS]; /* the second half: a pair's second product */
+    __shared__ unsigned long long cnt[8];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    if (J->pair) {
+#define GR_EXACT_PAIR_CALL(DT, YX) dot_exact_pair_body<DT, YX>(jobs, J, blk, lim, cnt)
+        GR_VEC_PAIR_DISPATCH(J, GR_EXACT_PAIR_CALL)
+#undef GR_EXACT_PAIR_CALL
+        return;
+    }
 #define GR_EXACT_CALL(DT, SQ)                                                                                        \
     dot_exact_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, jobs.fold + J->slot, jobs.out + J->slot, blk,             \
                            (unsigned)J->grid, lim, cnt)

@@ -18,6 +18,12 @@
  * y is not read) as double; halves are widened exactly (gr_widen, gr_widen8).
  * slot is a constant once the loop is unrolled, so arrays indexed by it stay
  * in registers.
+ * A visitor with a member `enum { whole_vectors = 1 }` takes each round of
+ * the body whole instead: f.vecs(a, b, xh, yh, i, nt) with a[u], b[u] vectors
+ * i + u nt of x and y (b = a when y is not read), xh = x + head and yh (= xh
+ * when y is not read), so element k of a[u] is xh[(i + u nt) L + k]; with two
+ * y (a pair) f.vecs2(a, b0, b1, xh, y0h, y1h, i, nt) alike (b0 = a, y0h = xh
+ * for x.x). Every other part of the loop, and every other visitor, is as above.
  */
 #ifndef GR_VEC_LOOP_CUH
 #define GR_VEC_LOOP_CUH
@@ -28,6 +34,16 @@
 
 /* Vectors of each input in flight per thread, and accumulators per visitor. */
 #define GR_VEC_LOOP_U 4
+
+/* Whether visitor F takes the body's rounds whole (F::whole_vectors, above). */
+template <typename F, typename = int>
+struct gr_vec_whole {
+    enum { value = 0 };
+};
+template <typename F>
+struct gr_vec_whole<F, decltype((void)F::whole_vectors, 0)> {
+    enum { value = F::whole_vectors };
+};
 
 /* The lanes of one 16-byte vector as doubles, in index order. */
 __device__ __forceinline__ void gr_lanes(float4 v, double (&o)[4])
@@ -112,19 +128,31 @@ __device__ __forceinline__ void gr_vec_loop_ny(const T *__restrict__ x, const T 
             if constexpr (NY >= 2)
                 b1[u] = gr_ldg(vy1 + (i + (uint64_t)u * nt));
         }
+        if constexpr (gr_vec_whole<F>::value) {
+            static_assert(NY <= 1 ? !YX : true, "whole rounds: one y is x's own");
+            if constexpr (NY == 2 && YX)
+                f.vecs2(a, a, b1, x + head, x + head, y[1] + head, i, nt);
+            else if constexpr (NY == 2)
+                f.vecs2(a, b0, b1, x + head, y[0] + head, y[1] + head, i, nt);
+            else if constexpr (NY == 1)
+                f.vecs(a, b0, x + head, y[0] + head, i, nt);
+            else
+                f.vecs(a, a, x + head, x + head, i, nt);
+        } else {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            double la[L], lb0[L], lb1[L];
-            gr_lanes(a[u], la);
-            if constexpr (NY >= 1 && !YX)
-                gr_lanes(b0[u], lb0);
-            if constexpr (NY >= 2)
-                gr_lanes(b1[u], lb1);
-            const uint64_t i0 = head + (i + (uint64_t)u * nt) * L;
+            for (int u = 0; u < U; ++u) {
+                double la[L], lb0[L], lb1[L];
+                gr_lanes(a[u], la);
+                if constexpr (NY >= 1 && !YX)
+                    gr_lanes(b0[u], lb0);
+                if constexpr (NY >= 2)
+                    gr_lanes(b1[u], lb1);
+                const uint64_t i0 = head + (i + (uint64_t)u * nt) * L;
 #pragma unroll
-            for (int j = 0; j < L; ++j) {
-                double b[2] = {NY < 1 ? 0.0 : YX ? la[j] : lb0[j], NY < 2 ? 0.0 : lb1[j]};
-                f(u, la[j], b, i0 + j);
+                for (int j = 0; j < L; ++j) {
+                    double b[2] = {NY < 1 ? 0.0 : YX ? la[j] : lb0[j], NY < 2 ? 0.0 : lb1[j]};
+                    f(u, la[j], b, i0 + j);
+                }
             }
         }
     }
@@ -154,7 +182,14 @@ __device__ __forceinline__ void gr_vec_loop_ny(const T *__restrict__ x, const T 
 template <typename F>
 struct gr_vec_visit1 {
     F &f;
+    enum { whole_vectors = gr_vec_whole<F>::value };
     __device__ __forceinline__ void operator()(int u, double a, const double (&b)[2], uint64_t i) { f(u, a, b[0], i); }
+    template <typename V, int U, typename T>
+    __device__ __forceinline__ void vecs(const V (&a)[U], const V (&b)[U], const T *xh, const T *yh, uint64_t i,
+                                         uint64_t nt)
+    {
+        f.vecs(a, b, xh, yh, i, nt);
+    }
 };
 
 /* T: float, double, __half or __nv_bfloat16. Y: whether y is read. U: vectors in flight (slots 0..U-1). */

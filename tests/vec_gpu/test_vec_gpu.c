@@ -6,7 +6,9 @@
  * every dtype, awkward n and shards (np 1 and 3), and forced grids; the
  * non-blocking batch (gr_ireduce_batch_device) with the blocking bits; batch
  * launches (many items in one kernel) with the bits of each item's own call,
- * every dtype, mixed counts 0 .. 1000003, fast and exact; argmin/argmax on
+ * every dtype, mixed counts 0 .. 1000003, fast and exact; adversarial exact
+ * dots (check_exact_adversarial: every branch of the exact dot's batch and
+ * slow path) in batches and single calls against the cpu; argmin/argmax on
  * built arrays (ties across lanes, blocks and ranks, NaN first / last /
  * several, signed zeros, all-equal and all-limit arrays, misaligned starts)
  * against the cpu backend and a plain scan. Exits 77 (SKIP) where no GPU is
@@ -464,6 +466,162 @@ static void check_arg_patterns(gr_ctx_t gpu, int small)
 }
 
 /*
+ * Adversarial exact dots (kernels/dot.cu: every branch of the batch and the slow path). Element i of
+ * pattern pat of n as a pair (x, y) exact in dtype t; pair k = i / 2 shares its magnitudes where the
+ * pattern cancels (x of odd i negated), so the exact sum keeps only what does not cancel.
+ *   0 edges: by pair class: ordinary products; p < 2^-968 (f64) / subnormal factors; p >= 2^960 and
+ *     p > 2^1020 (f64: Inf in f64, both cancelling pairwise); a zero factor; a subnormal factor with p
+ *     in the window; products that underflow to +-0; ordinary again.
+ *   1 cancel: pairs that cancel exactly (products up to 2^600 in f64), every 61st pair a small
+ *     remainder (f64: below 2^-968 or inside the window) and a +0 partner; an odd n's last is +0.
+ *   2 negzero: every product -0.0 (result -0.0). 3 mixzero: the same with one +0.0 at n / 2 (+0.0).
+ *   4 zeros: zero factors of both signs among ordinary products (f64: the batch's zero check).
+ *   5 specials: ordinary products and, by seed, a NaN, +Inf, -Inf, Inf * 0, or +Inf and -Inf.
+ *   6 underflow: f64 every product below 2^-1074 (p = +-0, exact sum nonzero); others subnormal pairs.
+ */
+enum { ADV_PATTERNS = 7 };
+static void adv_pair(gr_dtype_t t, int pat, uint64_t i, uint64_t n, uint64_t seed, double *xv, double *yv)
+{
+    const int f64 = t == GR_F64;
+    const int emax = t == GR_F64 ? 1023 : t == GR_F16 ? 15 : 127;      /* largest exponent */
+    const int esub = t == GR_F64 ? -1074 : t == GR_F16 ? -24 : t == GR_F32 ? -149 : -133; /* smallest subnormal */
+    uint64_t sp = seed * 1000003u + (i >> 1), si = seed * 7919u + i;
+    const uint64_t hp = rnd(&sp), h2 = rnd(&sp), hi = rnd(&si);
+    const double m1 = 1.0 + (double)(hp >> 12) * 0x1p-52, m2 = 1.0 + (double)(h2 >> 12) * 0x1p-52;
+    const double sgn = (i & 1) ? -1.0 : 1.0, rs = (hi & 1) ? -1.0 : 1.0;
+    const double sub = ldexp((double)(1 + (hp >> 40) % 255), esub); /* a subnormal of t (f16 / bf16: widened) */
+    /* ordinary exponents: -spread .. spread (f16: -7 .. 1, so that 65539 products stay below 65504) */
+    const int spread = t == GR_F16 ? 4 : 20, shift = t == GR_F16 ? -3 : 0;
+    const int eo = (int)(hp % (uint64_t)(2 * spread + 1)) - spread + shift;
+    const int eo2 = (int)(h2 % (uint64_t)(2 * spread + 1)) - spread + shift;
+    double x = rs * m1 * ldexp(1.0, eo), y = m2 * ldexp(1.0, eo2);
+    switch (pat) {
+    case 0:
+        switch (hp % 8) {
+        case 1: x = f64 ? rs * ldexp(m1, -490) : rs * sub; y = f64 ? ldexp(m2, -490) : m2; break;
+        case 2: x = sgn * ldexp(m1, f64 ? 480 : emax - 1); y = ldexp(m2, f64 ? 481 : emax - 2); break;
+        case 3: x = sgn * ldexp(m1, f64 ? 520 : emax - 1); y = ldexp(m2, f64 ? 510 : emax - 1); break;
+        case 4: x = (hi & 2) ? -0.0 : 0.0; break;
+        case 5: x = rs * sub; y = ldexp(m2, f64 ? 900 : emax - 2); break;
+        case 6: x = f64 ? rs * ldexp(m1, -600) : rs * sub; y = f64 ? ldexp(m2, -600) : sub; break;
+        default: break;
+        }
+        if ((n & 1) && i == n - 1 && (hp % 8 == 2 || hp % 8 == 3))
+            x = 0.0; /* a huge product without its partner: +0 */
+        break;
+    case 1:
+        if ((n & 1) && i == n - 1) { /* no partner: +0 */
+            x = 0.0;
+        } else if (hp % 61 == 7) { /* a remainder and its +0 partner */
+            x = (i & 1) ? 0.0 : rs * (f64 ? ldexp(m1, (hp & 64) ? -1000 : -500) : sub);
+            y = f64 ? ldexp(m2, (hp & 64) ? -40 : -300) : m2;
+        } else {
+            x = sgn * ldexp(m1, f64 ? (int)(hp % 601) - 300 : eo);
+            y = ldexp(m2, f64 ? (int)(h2 % 601) - 300 : eo2);
+        }
+        break;
+    case 2:
+    case 3:
+        if (pat == 3 && i == n / 2) {
+            x = 0.0;
+        } else if (hi & 2) {
+            x = -0.0;
+        } else {
+            x = 0.0;
+            y = -y;
+        }
+        break;
+    case 4:
+        if (hi % 3 == 0)
+            x = (hi & 4) ? -0.0 : 0.0;
+        if (hi % 3 == 1)
+            y = -y;
+        break;
+    case 5:
+        if (n > 0 && i == seed % n) {
+            switch ((seed / 7) % 5) {
+            case 0: x = NAN; break;
+            case 1: x = INFINITY; break;
+            case 2: x = -INFINITY; break;
+            case 3: x = INFINITY; y = 0.0; break;
+            default: x = INFINITY; break;
+            }
+        } else if ((seed / 7) % 5 == 4 && n > 1 && i == (seed % n + n / 2) % n) {
+            x = -INFINITY; /* with the +Inf above: NaN */
+        }
+        break;
+    default:
+        x = f64 ? rs * ldexp(m1, -600) : rs * sub;
+        y = f64 ? ldexp(m2, -600) : sub;
+        break;
+    }
+    *xv = x;
+    *yv = y;
+}
+
+/*
+ * Every pattern, with x and y at element offsets (0, 0), (1, 1), (1, 2), (3, 0) (the same or different
+ * alignments from 16 bytes), sharded over the ranks, as one batch (dot_exact_batch) and as single
+ * calls (dot_exact), each bit for bit against the cpu backend.
+ */
+static void check_exact_adversarial(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint64_t seed)
+{
+    enum { NOFF = 4, K = ADV_PATTERNS * NOFF };
+    static const int xo[NOFF] = {0, 1, 1, 3}, yo[NOFF] = {0, 1, 2, 0};
+    const size_t esz = gr_dtype_size(t);
+    uint64_t b, e;
+    gr_shard_range(n, np, rank, &b, &e);
+    const uint64_t m = e - b;
+    const size_t bytes = (size_t)(n + 4) * esz;
+    gr_batch_item_t hit[K], dit[K];
+    gr_value_t hv[K], dv[K], sv[K];
+    void *hx[K], *hy[K], *dx[K], *dy[K];
+    for (int j = 0; j < K; ++j) {
+        const int pat = j / NOFF, o = j % NOFF;
+        hx[j] = calloc(1, bytes);
+        hy[j] = calloc(1, bytes);
+        ASSERT(hx[j] && hy[j]);
+        for (uint64_t i = 0; i < n; ++i) {
+            double xv, yv;
+            adv_pair(t, pat, i, n, seed + (uint64_t)j, &xv, &yv);
+            put_val(t, hx[j], i + (uint64_t)xo[o], xv, 0);
+            put_val(t, hy[j], i + (uint64_t)yo[o], yv, 0);
+        }
+        CU(cudaMalloc(&dx[j], bytes));
+        CU(cudaMalloc(&dy[j], bytes));
+        CU(cudaMemcpy(dx[j], hx[j], bytes, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(dy[j], hy[j], bytes, cudaMemcpyHostToDevice));
+        gr_batch_item_init(&hit[j]);
+        hit[j].desc.dtype = t;
+        hit[j].desc.op.kind = GR_OP_DOT;
+        hit[j].desc.mode = GR_MODE_EXACT;
+        hit[j].count = m;
+        dit[j] = hit[j];
+        hit[j].x = (char *)hx[j] + (b + (uint64_t)xo[o]) * esz;
+        hit[j].y = (char *)hy[j] + (b + (uint64_t)yo[o]) * esz;
+        dit[j].x = (char *)dx[j] + (b + (uint64_t)xo[o]) * esz;
+        dit[j].y = (char *)dy[j] + (b + (uint64_t)yo[o]) * esz;
+    }
+    ASSERT_EQ_I(gr_reduce_batch_host(gpu, hit, K, hv, NULL), GR_SUCCESS);
+    ASSERT_EQ_I(gr_reduce_batch_device(gpu, dit, K, dv, NULL), GR_SUCCESS);
+    for (int j = 0; j < K; ++j)
+        ASSERT_EQ_I(gr_reduce_batch_device(gpu, &dit[j], 1, &sv[j], NULL), GR_SUCCESS);
+    for (int j = 0; j < K && rank == 0; ++j) {
+        ++checks;
+        if (!same(&dv[j], &hv[j]) || !same(&sv[j], &hv[j]))
+            GR_TEST_FAIL_("exact dot %s pattern %d offsets (%d, %d) n=%llu np=%d: GPU batch %a, single %a != cpu %a",
+                          gr_dtype_name(t), j / NOFF, xo[j % NOFF], yo[j % NOFF], (unsigned long long)n, np,
+                          dv[j].f, sv[j].f, hv[j].f);
+    }
+    for (int j = 0; j < K; ++j) {
+        CU(cudaFree(dx[j]));
+        CU(cudaFree(dy[j]));
+        free(hx[j]);
+        free(hy[j]);
+    }
+}
+
+/*
  * Batches whose dot products share an array (the backend reads such a pair in one pass: CG's r.r with
  * r.Ar, x.y with x.z, x.y with z.x), and near misses it must not pair (another offset from 16 bytes):
  * every item must have the bits of its own call, blocking and non-blocking, fast and exact.
@@ -574,6 +732,11 @@ int main(int argc, char **argv)
         for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ++ti)
             for (size_t si = 0; si < nsizes; ++si)
                 check_case(gpu, types[ti], sizes[si], 1000 * ti + si, (int)(si & 1));
+        static const uint64_t adv_sizes[] = {1, 3, 5, 17, 1001, 4099, 65539};
+        static const gr_dtype_t ftypes[] = {GR_F32, GR_F64, GR_F16, GR_BF16};
+        for (size_t ti = 0; ti < 4; ++ti)
+            for (size_t si = 0; si < (small ? 5u : 7u); ++si)
+                check_exact_adversarial(gpu, ftypes[ti], adv_sizes[si], 100u * (uint64_t)g + 10u * ti + si);
         static const uint64_t bcounts_full[] = {0, 1, 7, 4099, 1000003};
         check_batch_vs_separate(gpu, bcounts_full, small ? 4 : 5);
         check_arg_patterns(gpu, small);

@@ -207,7 +207,7 @@ static int pair_arrays(const gr_batch_item_t *p, const gr_batch_item_t *q, const
 }
 
 /* The record kinds whose kernels read pairs in one pass. */
-static int pairs_kind(int kind) { return kind == REC_FAST; }
+static int pairs_kind(int kind) { return kind == REC_FAST || kind == REC_EXACT; }
 
 /* Pair the batch's dot items greedily, in item order (a->kind and a->grid set). */
 static void find_pairs(vec_arena_t *a, const gr_batch_item_t *items, int k)
