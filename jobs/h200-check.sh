@@ -218,6 +218,11 @@ if want cg && [ -n "$CGX" ]; then
             # shellcheck disable=SC2086 # $run is three options
             step "cg n=$n $run" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 200 $run --format json
         done
+        # the dots' own time (synchronised before them): what faster dots can buy at most (CG.md "Speed")
+        for run in "--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode exact"; do
+            # shellcheck disable=SC2086
+            step "cg n=$n $run --time-dots" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 100 $run --time-dots --format json
+        done
     done
     command -v compute-sanitizer >/dev/null && step "memcheck gpureduce-cg" 60 "$CGO" $MPIRUN -np 1 compute-sanitizer \
         --tool memcheck --error-exitcode 99 "$CGX" --backend cuda --n 20 --mode exact --format json
