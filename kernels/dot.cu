@@ -774,20 +774,17 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const
     default: break;                                                                                                  \
     }
 
-/* A batch of fast jobs in one launch: block b runs the body of its job's block b - first_block. */
-/* __maxnreg__(128), not 4 blocks per SM: a batch holds >= 2 jobs of 4 blocks per SM each, so it runs
- * in waves anyway, and at 64 registers the inlined bodies spill. */
-__global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/*
+ * A batch of fast jobs in one launch: block b runs the body of its job's block b - first_block. Single
+ * jobs and pair jobs go in separate launches (gr_cuda_launch_dot_batch): singles at the single-call
+ * kernels' 4 blocks of 256 per SM (64 registers), so a batch's blocks are resident as a single call's
+ * are; pairs (three arrays, two sums) at 128 registers.
+ */
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
-    if (J->pair) {
-#define GR_FAST_PAIR_CALL(DT, YX) dot_fast_pair_body<DT, YX>(jobs, J, blk, sh)
-        GR_VEC_PAIR_DISPATCH(J, GR_FAST_PAIR_CALL)
-#undef GR_FAST_PAIR_CALL
-        return;
-    }
 #define GR_FAST_CALL(DT, SQ)                                                                                         \
     dot_fast_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_fast_rec_t *)J->rec, jobs.fold + J->slot,         \
                           jobs.out + J->slot, blk, (unsigned)J->grid, sh)
@@ -795,19 +792,36 @@ __global__ void __maxnreg__(128) dot_fast_batch(const __grid_constant__ gr_vec_j
 #undef GR_FAST_CALL
 }
 
-/* The same for exact jobs (and every integer job); __maxnreg__(128) as dot_fast_batch. */
-__global__ void __maxnreg__(128) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+/* A batch of fast pair jobs in one launch. */
+__global__ void __maxnreg__(128) dot_fast_pair_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
-    __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS]; /* the second half: a pair's second product */
+    __shared__ double sh[3][GR_VEC_BLOCK];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+#define GR_FAST_PAIR_CALL(DT, YX) dot_fast_pair_body<DT, YX>(jobs, J, blk, sh)
+    GR_VEC_PAIR_DISPATCH(J, GR_FAST_PAIR_CALL)
+#undef GR_FAST_PAIR_CALL
+}
+
+/* A batch of exact pair jobs in one launch: two products' limbs and counts per block. */
+__global__ void __maxnreg__(128) dot_exact_pair_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[8];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
-    if (J->pair) {
 #define GR_EXACT_PAIR_CALL(DT, YX) dot_exact_pair_body<DT, YX>(jobs, J, blk, lim, cnt)
-        GR_VEC_PAIR_DISPATCH(J, GR_EXACT_PAIR_CALL)
+    GR_VEC_PAIR_DISPATCH(J, GR_EXACT_PAIR_CALL)
 #undef GR_EXACT_PAIR_CALL
-        return;
-    }
+}
+
+/* The same as dot_fast_batch for exact single jobs (and every integer job). */
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ unsigned long long lim[GR_VEC_WLIMBS];
+    __shared__ unsigned long long cnt[4];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
 #define GR_EXACT_CALL(DT, SQ)                                                                                        \
     dot_exact_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, jobs.fold + J->slot, jobs.out + J->slot, blk,             \
                            (unsigned)J->grid, lim, cnt)
@@ -865,10 +879,18 @@ extern "C" cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int e
 {
     if (jobs->njobs < 1 || jobs->njobs > GR_VEC_JOBS_MAX)
         return cudaErrorInvalidValue;
+    const bool pairs = jobs->job[0].pair != 0;
+    for (int j = 1; j < jobs->njobs; ++j)
+        if ((jobs->job[j].pair != 0) != pairs)
+            return cudaErrorInvalidValue; /* singles and pairs go in separate launches */
     const gr_vec_job_t &last = jobs->job[jobs->njobs - 1];
     const unsigned grid = last.first_block + (unsigned)last.grid;
-    if (exact)
+    if (exact && pairs)
+        dot_exact_pair_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
+    else if (exact)
         dot_exact_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
+    else if (pairs)
+        dot_fast_pair_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
     else
         dot_fast_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
     return cudaGetLastError();

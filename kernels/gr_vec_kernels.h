@@ -164,7 +164,8 @@ cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t 
                                   cudaStream_t stream);
 
 /* Every job of a batch in one launch (exact: exact records, and every integer job; else fast records):
- * each job's out record has the bits of its own gr_cuda_launch_dot with the same arguments and grid. */
+ * each job's out record has the bits of its own gr_cuda_launch_dot with the same arguments and grid.
+ * The jobs are all single or all pairs (cudaErrorInvalidValue otherwise): one launch each. */
 cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, cudaStream_t stream);
 /* The same for argmin/argmax jobs (gr_cuda_launch_argext). */
 cudaError_t gr_cuda_launch_argext_batch(const gr_vec_jobs_t *jobs, cudaStream_t stream);

@@ -386,8 +386,8 @@ static int64_t ref_arg(gr_dtype_t t, const void *p, uint64_t n, int is_min)
 
 /*
  * Every kind of array, side and first position p0 (0, n - 1, the last shard's start and the element before it,
- * lane 3 of a vector in the middle) at awkward counts: one batch of four argext jobs (argmin and argmax at the
- * 16-byte-aligned start and one element later) per array, each result equal to the cpu backend's (value bits,
+ * lane 3 of a vector in the middle) at awkward counts: one batch of four argext jobs (argmin and argmax of a
+ * copy at a 16-byte-aligned start and of a copy one element later) per array, each result equal to the cpu backend's (value bits,
  * index), to the job's own call and, for the index, to ref_arg.
  */
 static void check_arg_patterns(gr_ctx_t gpu, int small)
@@ -401,7 +401,11 @@ static void check_arg_patterns(gr_ctx_t gpu, int small)
     void *h = malloc((size_t)nmax * 8);
     void *d = NULL;
     ASSERT(h);
-    CU(cudaMalloc(&d, (size_t)(nmax + 1) * 8));
+    /* two copies of a shard: at d (16-byte aligned) and one element past d2 (its own region: the copies
+     * must not overlap) */
+    const size_t region = ((size_t)(nmax + 1) * 8 + 255) / 256 * 256;
+    CU(cudaMalloc(&d, 2 * region));
+    char *const d2 = (char *)d + region;
     for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ++ti) {
         const gr_dtype_t t = types[ti];
         const size_t esz = gr_dtype_size(t);
@@ -427,19 +431,18 @@ static void check_arg_patterns(gr_ctx_t gpu, int small)
                         /* this rank's shard at d (16-byte aligned) and at d + 1 element */
                         gr_batch_item_t it[4], hit[4];
                         for (int j = 0; j < 4; ++j) {
-                            const size_t off = (size_t)(j / 2) * esz;
                             gr_batch_item_init(&it[j]);
                             it[j].desc.dtype = t;
                             it[j].desc.op.kind = j % 2 ? GR_OP_ARGMAX : GR_OP_ARGMIN;
                             it[j].desc.all_ranks = 1;
                             it[j].count = m;
                             it[j].index_base = (int64_t)b;
-                            it[j].x = (char *)d + off;
+                            it[j].x = j / 2 ? d2 + esz : (char *)d;
                             hit[j] = it[j];
                             hit[j].x = (char *)h + b * esz;
                         }
                         CU(cudaMemcpy(d, (char *)h + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
-                        CU(cudaMemcpy((char *)d + esz, (char *)h + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
+                        CU(cudaMemcpy(d2 + esz, (char *)h + b * esz, (size_t)m * esz, cudaMemcpyHostToDevice));
                         gr_value_t dv[4], hv[4], sv[4];
                         ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, 4, dv, NULL), GR_SUCCESS);
                         ASSERT_EQ_I(gr_reduce_batch_host(gpu, hit, 4, hv, NULL), GR_SUCCESS);

@@ -2,21 +2,24 @@
  * backend_cuda_vec.c - the vector ops (dot, nrm2, argmin/argmax, the exact
  * f64 sum of squares) on device memory: the kernels of kernels/dot.cu and
  * kernels/argext.cu for every vector item of a batch, queued together on the
- * context's stream (ordered after the caller's stream by an event): at most
- * three launches (fast, exact, argmin/argmax records), each holding all its
- * items with the grid each would have alone (a single item takes its own
- * kernel). Each launch folds every item's grid into one out record on the
+ * context's stream (ordered after the caller's stream by an event): one
+ * launch per record kind (fast, exact, argmin/argmax) holding all its items
+ * with the grid each would have alone (a single item takes its own kernel),
+ * and one more for each of fast and exact when the batch has dot pairs
+ * (two items sharing an array, read in one pass): at most five. Each launch folds every item's grid into one out record on the
  * GPU (gr_vec_kernels.h: a fixed order for fast sums, so a fixed GPU model
  * and grid give fixed bits; exact limbs and argext states are order-free);
- * one copy of the k out records into pinned host memory and an event; the
- * poll adds each out record to its item's vector partial. Nothing here
+ * the last blocks write the k out records straight into mapped pinned host
+ * memory (no copy), then an event; the poll adds each out record to its
+ * item's vector partial. Nothing here
  * synchronises the device: the buffers are kept per request place
  * (GR_REQUEST_MAX of them, and one for the blocking calls) and grow only
  * when a batch needs more.
  *
- * An arena's device memory: GR_BATCH_MAX out records, GR_BATCH_MAX fold
- * scratches (zeroed once at allocation; every launch leaves them zero), then
- * the block records of the batch's fast and argext items.
+ * An arena: GR_BATCH_MAX out records in mapped pinned host memory; device
+ * memory with GR_BATCH_MAX fold scratches (zeroed once at allocation; every
+ * launch leaves them zero), then the block records of the batch's fast and
+ * argext items.
  */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
@@ -38,17 +41,16 @@ _Static_assert(sizeof(gr_argext_t) == sizeof(gr_vec_arg_rec_t) &&
 enum { REC_NONE = 0, REC_FAST = 1, REC_EXACT = 2, REC_ARG = 3 };
 #define VEC_ARENAS (GR_REQUEST_MAX + 1) /* one per request place, the last for the blocking calls */
 #define VEC_ALIGN ((size_t)256)
-/* The fixed part of an arena: the out records, then the fold scratches. */
+/* The out records (host), and the fixed part of an arena's device memory: the fold scratches. */
 #define VEC_OUT_BYTES (sizeof(gr_vec_out_t) * GR_BATCH_MAX)
-#define VEC_FOLD_OFF ((VEC_OUT_BYTES + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN)
-#define VEC_FIXED_BYTES ((VEC_FOLD_OFF + sizeof(gr_vec_fold_t) * GR_BATCH_MAX + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN)
+#define VEC_FIXED_BYTES ((sizeof(gr_vec_fold_t) * GR_BATCH_MAX + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN)
 /* An arena's first size: the fixed part and two fast items' records on a 132-SM GPU; growing is rare. */
 #define VEC_ARENA_MIN ((size_t)1 << 20)
 
 /* The buffers of one batch in flight, and where each item's block records lie. */
 typedef struct vec_arena {
-    void *dev;  /* out records, fold scratches, block records: device memory */
-    void *host; /* the out records' pinned host copy (VEC_OUT_BYTES) */
+    void *dev;                   /* fold scratches, block records: device memory */
+    gr_vec_out_t *host, *host_d; /* the out records: mapped pinned host memory, and its device address */
     size_t cap;
     cudaEvent_t ev;   /* recorded after the copy to host */
     int busy;
@@ -161,16 +163,18 @@ static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes, cudaStream_t stre
     a->dev = NULL;
     a->cap = 0;
     GR_CUDA_CHECK(cudaMalloc(&a->dev, want));
-    if (!a->host)
-        GR_CUDA_CHECK(cudaHostAlloc(&a->host, VEC_OUT_BYTES, cudaHostAllocDefault));
+    if (!a->host) {
+        GR_CUDA_CHECK(cudaHostAlloc((void **)&a->host, VEC_OUT_BYTES, cudaHostAllocMapped));
+        GR_CUDA_CHECK(cudaHostGetDevicePointer((void **)&a->host_d, a->host, 0));
+    }
     /* the fold scratches start zero; every launch leaves them so (queued before any kernel that uses them) */
-    GR_CUDA_CHECK(cudaMemsetAsync((char *)a->dev + VEC_FOLD_OFF, 0, sizeof(gr_vec_fold_t) * GR_BATCH_MAX, stream));
+    GR_CUDA_CHECK(cudaMemsetAsync(a->dev, 0, sizeof(gr_vec_fold_t) * GR_BATCH_MAX, stream));
     a->cap = want;
     return GR_SUCCESS;
 }
 
-static gr_vec_out_t *arena_out(const vec_arena_t *a) { return (gr_vec_out_t *)a->dev; }
-static gr_vec_fold_t *arena_fold(const vec_arena_t *a) { return (gr_vec_fold_t *)((char *)a->dev + VEC_FOLD_OFF); }
+static gr_vec_out_t *arena_out(const vec_arena_t *a) { return a->host_d; }
+static gr_vec_fold_t *arena_fold(const vec_arena_t *a) { return (gr_vec_fold_t *)a->dev; }
 
 /* argext: the side an item asks for */
 static int arg_which(const gr_batch_item_t *it)
@@ -242,20 +246,20 @@ static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_ba
 }
 
 /* Queue the kernels of every vector item into arena a (its layout already set): one launch per record
- * kind (fast, exact, argext) holding all its items, each with the grid of its single launch; a kind
- * with one item takes that item's single-call kernel. */
+ * kind (fast, exact, argext) holding all its single items, each with the grid of its single launch (a
+ * kind with one item takes that item's single-call kernel), and one more per kind for its pairs. */
 static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k)
 {
     gr_vec_jobs_t *jobs = &((vec_state_t *)s->vec)->jobs;
     jobs->fold = arena_fold(a);
     jobs->out = arena_out(a);
-    for (int kind = REC_FAST; kind <= REC_ARG; ++kind) {
+    for (int pass = 0; pass < 2 * (REC_ARG - REC_FAST + 1); ++pass) {
+        const int kind = REC_FAST + pass / 2, pairs = pass % 2; /* each kind: its single jobs, then its pairs */
         jobs->njobs = 0;
         unsigned blocks = 0;
         int last = -1;
-        int pairs = 0;
         for (int j = 0; j < k; ++j) {
-            if (a->kind[j] != kind || a->partner[j] == -2)
+            if (a->kind[j] != kind || a->partner[j] == -2 || (a->partner[j] >= 0) != pairs)
                 continue;
             const gr_batch_item_t *it = &items[j];
             gr_vec_job_t *J = &jobs->job[jobs->njobs++];
@@ -276,7 +280,6 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
                 J->y = y0;
                 J->y2 = y1;
                 J->pair = (unsigned short)(1 + a->partner[j]);
-                pairs++;
             }
             blocks += (unsigned)a->grid[j];
             last = j;
@@ -335,9 +338,6 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
     GR_CHECK(gr_cuda_order_after(s, stream));
     gr_result_t r = GR_SUCCESS;
     GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k), r, fail);
-    GR_CUDA_CHECK_GOTO(cudaMemcpyAsync(a->host, arena_out(a), sizeof(gr_vec_out_t) * (size_t)k,
-                                       cudaMemcpyDeviceToHost, s->stream),
-                       r, fail);
     GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, s->stream), r, fail);
     /* the caller's later work on its stream (reusing the inputs) waits for our reads */
     if (!blocking && stream && (cudaStream_t)stream != s->stream)
@@ -377,7 +377,7 @@ static gr_result_t poll_in(cuda_state_t *s, vec_arena_t *a, const gr_batch_item_
     for (int j = 0; j < k; ++j) {
         if (a->kind[j] == REC_NONE)
             continue;
-        add_out(&items[j], (const gr_vec_out_t *)a->host + j, a->kind[j], &part[j]);
+        add_out(&items[j], &a->host[j], a->kind[j], &part[j]);
         part[j].p.count += (int64_t)items[j].count;
     }
     return GR_SUCCESS;
