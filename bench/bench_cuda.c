@@ -800,6 +800,23 @@ int bench_cuda_run_ladder(void *env, int rung, int buf, bench_result_t *res, dou
 
 /* ---- the vector rows: dot, argmax, a batch of two dot products, and CUB's ---------- */
 
+/* The grid of a vector row: the backend's (gr_vec_grid), or, for tuning, with GR_BENCH_VEC_VPT=V at most
+ * one block per 256 V 16-byte vectors (the small-n rule of the tuned sum kernel; bits of fast rows
+ * change with the grid, the gates do not). */
+static int vec_grid(const bench_cuda_t *c, int exact)
+{
+    int g = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
+    const char *e = getenv("GR_BENCH_VEC_VPT");
+    const long vpt = e ? strtol(e, NULL, 10) : 0;
+    if (vpt > 0 && vpt <= 1024) {
+        const uint64_t per = (uint64_t)GR_VEC_BLOCK * (uint64_t)vpt * (16u / gr_dtype_size(c->g.dtype));
+        const uint64_t cap = (c->g.n + per - 1) / per;
+        if ((uint64_t)g > cap)
+            g = cap > 0 ? (int)cap : 1;
+    }
+    return g;
+}
+
 /* Records for two jobs of the largest kind, CUB's temp storage (dot; argmax where it has a form) and a
  * second output; allocated by the first (untimed) run of a group. */
 static gr_result_t vec_rows_ready(bench_cuda_t *c)
@@ -902,7 +919,7 @@ int bench_cuda_run_dot(void *env, int arg, int buf, bench_result_t *res, double 
     void *y = NULL;
     GR_CHECK(vec_y(c, buf, res, &y));
     const int exact = arg == 1 || !is_float(c->g.dtype);
-    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
+    const int grid = vec_grid(c, exact);
     GR_CUDA_CHECK(gr_cuda_launch_dot(c->in[buf], y, c->g.n, (int)c->g.dtype, exact, grid, c->v_rec, c->v_fold,
                                      c->v_out, c->stream));
     if (res)
@@ -919,7 +936,7 @@ int bench_cuda_run_batch2(void *env, int arg, int buf, bench_result_t *res, doub
     (void)self_s;
     GR_CHECK(vec_rows_ready(c));
     const int exact = !is_float(c->g.dtype);
-    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
+    const int grid = vec_grid(c, exact);
     const void *x2 = NULL, *y2 = NULL;
     second_pair(c, buf, res, &x2, &y2);
     void *y = NULL;
@@ -1001,7 +1018,7 @@ int bench_cuda_run_argmax(void *env, int arg, int buf, bench_result_t *res, doub
     (void)arg;
     (void)self_s;
     GR_CHECK(vec_rows_ready(c));
-    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 0);
+    const int grid = vec_grid(c, 0);
     GR_CUDA_CHECK(gr_cuda_launch_argext(c->in[buf], c->g.n, (int)c->g.dtype, 0, GR_VEC_ARG_MAX, grid,
                                         (gr_vec_arg_rec_t *)c->v_rec, c->v_fold, c->v_out, c->stream));
     if (!res)
