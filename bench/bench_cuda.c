@@ -806,7 +806,7 @@ int bench_cuda_run_ladder(void *env, int rung, int buf, bench_result_t *res, dou
 static int vec_grid(const bench_cuda_t *c, int exact)
 {
     int g = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
-    const char *e = getenv("GR_BENCH_VEC_VPT");
+    const char *e = gr_env(GR_ENV_BENCH_VEC_VPT);
     const long vpt = e ? strtol(e, NULL, 10) : 0;
     if (vpt > 0 && vpt <= 1024) {
         const uint64_t per = (uint64_t)GR_VEC_BLOCK * (uint64_t)vpt * (16u / gr_dtype_size(c->g.dtype));

@@ -24,6 +24,9 @@ static const gr_env_var_t g_vars[GR_ENV_COUNT] = {
                            "launches are queued (for tools that serialize launches, like ncu)", 1},
     [GR_ENV_BENCH_STATS_BLOCK] = {"GR_BENCH_STATS_BLOCK", "the tuned block",
                                   "bench: force the stats kernel's block size", 1},
+    [GR_ENV_BENCH_VEC_VPT] = {"GR_BENCH_VEC_VPT", "unset (the backend's grid)",
+                              "bench: the vector rows (dot, dot-exact, argmax, batch2) with at most one block per "
+                              "256 V 16-byte vectors, V = the value (tuning the small-n grid)", 1},
     [GR_ENV_PROGRESS] = {"GR_PROGRESS", "auto (by isatty(stderr))",
                          "CLI progress on stderr: off (0, no), tty (redraw one line in place), log (plain lines)",
                          1},
