@@ -42,8 +42,9 @@ void gr_io_fault_set(gr_io_fault_t *f, const char *what, int err, uint64_t off, 
  * The input pipeline reads its chunks this way: Open MPI 4.1.6's ompio was seen
  * (H200 image, tests/fault read-eio) to return MPI_SUCCESS with the full count
  * from MPI_File_read_at after its preadv failed with EIO, so a status cannot
- * be trusted for reads; pread's return value can. The pipeline opens the fd once,
- * beside the MPI handle, so a file replaced while it is read is still the one opened. */
+ * be trusted for reads; pread's return value can. gr_file_open opens the fd on
+ * every rank before the MPI handle and before the agreement that precedes any
+ * read, so a file replaced while it is read is still the one opened, on every rank. */
 int gr_io_pread(int fd, uint64_t off, void *buf, size_t want, gr_io_fault_t *f);
 
 /* After an MPI-IO transfer of want bytes at off that returned rc and st:

@@ -78,14 +78,14 @@ extern const gr_stream_ops_t gr_stream_generic_ops;
  * The result goes into *acc (initialised here). Every rank makes all
  * nchunks reads even after a local failure, so no peer waits forever.
  */
-gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
+gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, int fd, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                                     uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                                     gr_partial_t *acc, gr_io_timing_t *t);
 
 /* The same read loop for --op stats: chunks go through gr_stats_part_add
  * (on the host, in a helper thread) into *stats (initialised here). */
 struct gr_stats_part;
-gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
+gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, int fd, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                                    struct gr_stats_part *stats, gr_io_timing_t *t);
 

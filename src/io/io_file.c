@@ -29,6 +29,7 @@
 struct gr_file {
     gr_ctx_t ctx;
     MPI_File fh;
+    int fd; /* the same file for pread (gr_io.h says why): opened on every rank before any rank reads */
     char *path;
     gr_file_info_t info;
     size_t esz; /* bytes per stored element */
@@ -367,6 +368,19 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     if (r != GR_SUCCESS)
         return r;
 
+    /* The pread descriptor first: the agreement below orders every rank's open
+     * before any rank's first read, so a file replaced while it is read (a
+     * rename over the path) is read whole from the file that was opened. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        gr_io_fault_t fault;
+        memset(&fault, 0, sizeof(fault));
+        gr_io_fault_set(&fault, "open (for pread)", errno, 0, 0, 0);
+        char line[768];
+        gr_io_fault_text(&fault, line, sizeof(line));
+        GR_ERROR(GR_SUB_IO, "input '%s': %s", path, line);
+        r = GR_ERR_IO;
+    }
     MPI_File fh = MPI_FILE_NULL;
     int rc = MPI_File_open(ctx->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
@@ -381,6 +395,8 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     if (r != GR_SUCCESS) {
         /* A handle some ranks hold is left to MPI_Finalize: closing is
          * collective, and the ranks whose open failed have none. */
+        if (fd >= 0)
+            close(fd);
         return r;
     }
 
@@ -390,6 +406,7 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
     rc = MPI_Bcast(&p, (int)sizeof(p), MPI_BYTE, 0, ctx->comm);
     if (rc != MPI_SUCCESS || p.code != GR_SUCCESS) {
         MPI_File_close(&fh);
+        close(fd);
         if (rc != MPI_SUCCESS)
             GR_FAIL(GR_ERR_MPI, "MPI_Bcast of the input header failed");
         IO_FAIL_ROOT(ctx, (gr_result_t)p.code, "input '%s': %s", path, p.msg);
@@ -405,10 +422,12 @@ gr_result_t gr_file_open(gr_ctx_t ctx, const char *path, const gr_file_config_t 
         free(pcopy);
         free(f);
         MPI_File_close(&fh);
+        close(fd);
         return r;
     }
     f->ctx = ctx;
     f->fh = fh;
+    f->fd = fd;
     f->path = pcopy;
     f->esz = (size_t)p.item_bytes;
     gr_file_info_t *in = &f->info;
@@ -438,6 +457,7 @@ gr_result_t gr_file_close(gr_file_t f)
     if (!f)
         return GR_SUCCESS;
     int rc = MPI_File_close(&f->fh);
+    close(f->fd);
     free(f->path);
     free(f);
     if (rc != MPI_SUCCESS)
@@ -472,7 +492,7 @@ gr_result_t gr_reduce_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d, gr_val
 
     gr_partial_t part;
     double t0 = gr_now();
-    gr_result_t r = gr_pipeline_reduce_file(ctx, f->fh, f->path, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
+    gr_result_t r = gr_pipeline_reduce_file(ctx, f->fh, f->fd, f->path, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
                                             nchunks, f->info.storage, d, &part, &t);
     if (r != GR_SUCCESS) {
         gr_partial_init(&part);
@@ -515,7 +535,7 @@ gr_result_t gr_stats_file(gr_ctx_t ctx, gr_file_t f, const gr_desc_t *d_in, gr_s
     uint64_t nchunks = (max_shard + chunk_elems - 1) / chunk_elems;
     gr_stats_part_t part;
     double t0 = gr_now();
-    gr_result_t r = gr_pipeline_stats_file(ctx, f->fh, f->path, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
+    gr_result_t r = gr_pipeline_stats_file(ctx, f->fh, f->fd, f->path, f->info.data_offset + b * f->esz, e - b, f->esz, chunk_elems,
                                            nchunks, widen, &d, &part, &t);
     if (r != GR_SUCCESS) {
         gr_stats_part_init(&part);

@@ -205,7 +205,7 @@ gr_result_t gr_file_h2d_reference(gr_ctx_t ctx, size_t bytes, double *gbps)
 /* The state of one file reduction: what to read and the first error. */
 typedef struct pipe {
     MPI_File fh;
-    int fd; /* the same file, opened once for pread (gr_io.h says why), -1 when closed */
+    int fd; /* the same file, opened for pread with the MPI handle (gr_io.h says why) */
     const char *path;
     uint64_t byte_off, count, chunk_elems;
     size_t esz;
@@ -255,7 +255,7 @@ static void read_chunk(pipe_t *p, uint64_t k)
     p->t->bytes += (uint64_t)want;
 }
 
-static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
+static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, int fd, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                             uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                             gr_partial_t *acc, gr_stats_part_t *stats, gr_io_timing_t *t)
 {
@@ -291,16 +291,7 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_
     GR_DEBUGLOG(GR_SUB_IO, "pipeline (%s stream): %llu elements at byte %llu, %llu reads of <= %llu elements",
                 p.so->name, (unsigned long long)count, (unsigned long long)byte_off, (unsigned long long)nchunks,
                 (unsigned long long)chunk_elems);
-    p.fd = -1;
-    if (p.r == GR_SUCCESS && count > 0 && (p.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        gr_io_fault_t f;
-        memset(&f, 0, sizeof(f));
-        gr_io_fault_set(&f, "open (for pread)", errno, 0, 0, 0);
-        char line[768];
-        gr_io_fault_text(&f, line, sizeof(line));
-        GR_ERROR(GR_SUB_IO, "input '%s': %s", path, line);
-        p.r = GR_ERR_IO;
-    }
+    p.fd = fd;
     if (nchunks > 0)
         read_chunk(&p, 0);
     for (uint64_t k = 0; k < nchunks; ++k) {
@@ -327,25 +318,23 @@ static gr_result_t pipeline(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_
     }
     if (p.stream)
         p.so->close(p.stream);
-    if (p.fd >= 0)
-        close(p.fd);
     return p.r;
 }
 
-gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
+gr_result_t gr_pipeline_reduce_file(gr_ctx_t ctx, MPI_File fh, int fd, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                                     uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                                     gr_partial_t *acc, gr_io_timing_t *t)
 {
     gr_partial_init(acc);
-    return pipeline(ctx, fh, path, byte_off, count, esz, chunk_elems, nchunks, storage, d, acc, NULL, t);
+    return pipeline(ctx, fh, fd, path, byte_off, count, esz, chunk_elems, nchunks, storage, d, acc, NULL, t);
 }
 
-gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
+gr_result_t gr_pipeline_stats_file(gr_ctx_t ctx, MPI_File fh, int fd, const char *path, uint64_t byte_off, uint64_t count, size_t esz,
                                    uint64_t chunk_elems, uint64_t nchunks, gr_storage_t storage, const gr_desc_t *d,
                                    gr_stats_part_t *stats, gr_io_timing_t *t)
 {
     gr_partial_t unused;
     gr_partial_init(&unused);
     gr_stats_part_init(stats);
-    return pipeline(ctx, fh, path, byte_off, count, esz, chunk_elems, nchunks, storage, d, &unused, stats, t);
+    return pipeline(ctx, fh, fd, path, byte_off, count, esz, chunk_elems, nchunks, storage, d, &unused, stats, t);
 }
