@@ -88,7 +88,7 @@ elif command -v compute-sanitizer >/dev/null; then
     VTEST=$(tprog test_vec_gpu)
     if [ -n "$VTEST" ]; then   # dot, nrm2, argmin/argmax, batches (kernels/dot.cu, argext.cu)
         step "memcheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$VTEST" --small
-        step "racecheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$VTEST" --small
+        step "racecheck test_vec_gpu" 240 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$VTEST" --small
     fi
     ETEST=$(tprog test_embed_gpu)
     [ -n "$ETEST" ] && step "memcheck test_embed_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --error-exitcode 99 "$ETEST"
