@@ -732,9 +732,8 @@ __device__ __forceinline__ void dot_fast_pair_body(const gr_vec_jobs_t &jobs, co
     dot_fast_end(sh, dot_fold4(acc.p[1].s0), 0.0, 0.0, rec + nblk, jobs.fold + s2, jobs.out + s2, blk, nblk);
 }
 
-/* Run a pair body F<DT, YX> for a pair job's runtime dtype (floating) and x == y. */
-#define GR_VEC_PAIR_DISPATCH(J, CALL)                                                                                \
-    switch ((J)->dtype * 2 + ((J)->y == (J)->x)) {                                                                  \
+/* The cases of a switch on dtype * 2 + flag for the floating dtypes: CALL(DT, flag). */
+#define GR_VEC_FLOAT_CASES(CALL)                                                                                     \
     case GR_C_F32 * 2: CALL(GR_C_F32, false); break;                                                                 \
     case GR_C_F32 * 2 + 1: CALL(GR_C_F32, true); break;                                                              \
     case GR_C_F64 * 2: CALL(GR_C_F64, false); break;                                                                 \
@@ -742,7 +741,12 @@ __device__ __forceinline__ void dot_fast_pair_body(const gr_vec_jobs_t &jobs, co
     case GR_C_F16 * 2: CALL(GR_C_F16, false); break;                                                                 \
     case GR_C_F16 * 2 + 1: CALL(GR_C_F16, true); break;                                                              \
     case GR_C_BF16 * 2: CALL(GR_C_BF16, false); break;                                                               \
-    case GR_C_BF16 * 2 + 1: CALL(GR_C_BF16, true); break;                                                            \
+    case GR_C_BF16 * 2 + 1: CALL(GR_C_BF16, true); break;
+
+/* Run a pair body F<DT, YX> for a pair job's runtime dtype (floating) and x == y. */
+#define GR_VEC_PAIR_DISPATCH(J, CALL)                                                                                \
+    switch ((J)->dtype * 2 + ((J)->y == (J)->x)) {                                                                  \
+        GR_VEC_FLOAT_CASES(CALL)                                                                                     \
     default: break;                                                                                                  \
     }
 
@@ -759,14 +763,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const
 /* Run body F<DT, SQ> for a job's runtime dtype and sq: one switch, every instance. */
 #define GR_VEC_DISPATCH(J, CALL)                                                                                     \
     switch ((J)->dtype * 2 + ((J)->y == nullptr)) {                                                                 \
-    case GR_C_F32 * 2: CALL(GR_C_F32, false); break;                                                                 \
-    case GR_C_F32 * 2 + 1: CALL(GR_C_F32, true); break;                                                              \
-    case GR_C_F64 * 2: CALL(GR_C_F64, false); break;                                                                 \
-    case GR_C_F64 * 2 + 1: CALL(GR_C_F64, true); break;                                                              \
-    case GR_C_F16 * 2: CALL(GR_C_F16, false); break;                                                                 \
-    case GR_C_F16 * 2 + 1: CALL(GR_C_F16, true); break;                                                              \
-    case GR_C_BF16 * 2: CALL(GR_C_BF16, false); break;                                                               \
-    case GR_C_BF16 * 2 + 1: CALL(GR_C_BF16, true); break;                                                            \
+        GR_VEC_FLOAT_CASES(CALL)                                                                                     \
     case GR_C_I32 * 2: CALL(GR_C_I32, false); break;                                                                 \
     case GR_C_I32 * 2 + 1: CALL(GR_C_I32, true); break;                                                              \
     case GR_C_I64 * 2: CALL(GR_C_I64, false); break;                                                                 \

@@ -4,28 +4,26 @@
  *
  * Each block first puts its part where the last block will find it (its
  * record rec[blk], or atomics into the job's fold scratch), then calls
- * gr_vec_last_block: a release fence, one ticket per block, and in the block
- * whose ticket is grid - 1 an acquire fence, so that block sees every other
- * block's writes (the pattern of CUDA's threadFenceReduction sample). The
+ * gr_vec_last_block: a barrier and the grid ticket of the single-launch
+ * kernels (gr_sync.cuh: one acq_rel add, cumulative over the block's writes),
+ * so the block whose ticket is grid - 1 sees every other block's writes. The
  * last block folds, writes out, and calls gr_vec_fold_done to leave the
  * ticket zero for the next launch on the same scratch.
  */
 #ifndef GR_VEC_FOLD_CUH
 #define GR_VEC_FOLD_CUH
 
+#include "gr_sync.cuh"
 #include "gr_vec_kernels.h"
 
 /* Every thread of the block calls it after the block's writes; true in the job's last block. */
 __device__ __forceinline__ bool gr_vec_last_block(unsigned int *ticket, unsigned nblk)
 {
     __shared__ bool last;
-    __threadfence(); /* this thread's record / atomics before the ticket */
-    __syncthreads();
+    __syncthreads(); /* the block's record / atomics before thread 0's ticket */
     if (threadIdx.x == 0)
-        last = atomicAdd(ticket, 1u) == nblk - 1u;
+        last = gr_ticket_take(ticket) == nblk - 1u;
     __syncthreads();
-    if (last)
-        __threadfence();
     return last;
 }
 

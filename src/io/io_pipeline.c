@@ -17,7 +17,6 @@
 #include "gr_stream.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

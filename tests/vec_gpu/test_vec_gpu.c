@@ -173,6 +173,18 @@ static void check_case(gr_ctx_t gpu, gr_dtype_t t, uint64_t n, uint64_t seed, in
     free(hy);
 }
 
+/* Items it[0..k) three ways: each alone (sep), as one blocking batch (bat) and one non-blocking batch (nb). */
+static void run_batch_3ways(gr_ctx_t gpu, const gr_batch_item_t *it, int k, gr_value_t *sep, gr_value_t *bat,
+                            gr_value_t *nb)
+{
+    for (int j = 0; j < k; ++j)
+        ASSERT_EQ_I(gr_reduce_batch_device(gpu, &it[j], 1, &sep[j], NULL), GR_SUCCESS);
+    ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, k, bat, NULL), GR_SUCCESS);
+    gr_request_t q = NULL;
+    ASSERT_EQ_I(gr_ireduce_batch_device(gpu, it, k, NULL, &q), GR_SUCCESS);
+    ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
+}
+
 /*
  * A batch launch against the items' own calls: for each mode, one batch per dtype (dot, nrm2, argmin,
  * argmax at every count of `counts`, plus a sum, and exact f64 sumsq) and one batch of dot of every dtype
@@ -237,12 +249,7 @@ static void check_batch_vs_separate(gr_ctx_t gpu, const uint64_t *counts, int nc
                 ++k;
             }
             ASSERT(k <= MAXK);
-            for (int j = 0; j < k; ++j)
-                ASSERT_EQ_I(gr_reduce_batch_device(gpu, &it[j], 1, &sep[j], NULL), GR_SUCCESS);
-            ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, k, bat, NULL), GR_SUCCESS);
-            gr_request_t q = NULL;
-            ASSERT_EQ_I(gr_ireduce_batch_device(gpu, it, k, NULL, &q), GR_SUCCESS);
-            ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
+            run_batch_3ways(gpu, it, k, sep, bat, nb);
             for (int j = 0; j < k; ++j) {
                 ++checks;
                 if (!same(&bat[j], &sep[j]) || !same(&nb[j], &sep[j]))
@@ -673,12 +680,7 @@ static void check_pairs(gr_ctx_t gpu, const uint64_t *counts, int ncounts)
                         it[j].count = counts[c];
                     }
                     gr_value_t sep[K], bat[K], nb[K], two[2];
-                    for (int j = 0; j < K; ++j)
-                        ASSERT_EQ_I(gr_reduce_batch_device(gpu, &it[j], 1, &sep[j], NULL), GR_SUCCESS);
-                    ASSERT_EQ_I(gr_reduce_batch_device(gpu, it, K, bat, NULL), GR_SUCCESS);
-                    gr_request_t q = NULL;
-                    ASSERT_EQ_I(gr_ireduce_batch_device(gpu, it, K, NULL, &q), GR_SUCCESS);
-                    ASSERT_EQ_I(gr_wait(&q, nb, NULL), GR_SUCCESS);
+                    run_batch_3ways(gpu, it, K, sep, bat, nb);
                     gr_batch_item_t pair[2] = {it[0], it[2]}; /* the pair alone: its own launch */
                     ASSERT_EQ_I(gr_reduce_batch_device(gpu, pair, 2, two, NULL), GR_SUCCESS);
                     for (int j = 0; j < K; ++j) {
