@@ -8,9 +8,12 @@
 #       bash jobs/h200-ab.sh 'bench args 1' ['bench args 2' ...]
 #
 # Each argument is one bench command line (split on spaces), run as
-# `mpirun -np 1 DIR/build-ab/gpureduce bench ARGS` from that tree. GR_AB_TESTS runs
-# the gpu-labelled tests matching the regex on B once, after the builds (a change
-# worth pricing must still be right). Make the trees with `git archive`:
+# `mpirun -np 1 DIR/build-ab/gpureduce bench ARGS` from that tree; an argument that
+# starts with "cg " runs `DIR/build-ab/examples/cg/gpureduce-cg` with the rest instead (both
+# trees then build it). GR_AB_TESTS runs the gpu-labelled tests matching the regex on
+# B once, after the builds (a change worth pricing must still be right); their
+# programs are built (GR_AB_TEST_TARGETS, default the backend, exact, stats and vector
+# op tests). Make the trees with `git archive`:
 #   rm -rf .ab-a .ab-b && mkdir .ab-a .ab-b
 #   git archive main | tar -x -C .ab-a && git archive HEAD | tar -x -C .ab-b
 #   run: bash .ab-b/jobs/h200-ab.sh ...   (carry: [".ab-a", ".ab-b"], both git-ignored)
@@ -33,12 +36,17 @@ build() { # build TREE: configure and build gpureduce (and the gpu tests when as
         cd "$d" || exit 1
         configure_args build-ab
         # trees since the benchmark became its own program also need gpureduce-bench
-        local bench=""
+        local bench="" cg="" tests=""
         grep -q gpureduce_bench CMakeLists.txt && bench=gpureduce_bench
+        [ -n "$CG" ] && cg=gpureduce-cg
+        [ -n "${GR_AB_TESTS:-}" ] && tests=${GR_AB_TEST_TARGETS:-test_cuda_backend test_exact_gpu test_stats_gpu test_vec_gpu}
+        # shellcheck disable=SC2086 # target lists
         cmake "${CMAKE_ARGS[@]}" >build-ab.log 2>&1 &&
-            cmake --build build-ab -j"$(( $(nproc) / 2 ))" --target gpureduce_cli $bench ${GR_AB_TESTS:+test_cuda_backend test_exact_gpu test_stats_gpu} >>build-ab.log 2>&1
+            cmake --build build-ab -j"$(( $(nproc) / 2 ))" --target gpureduce_cli $bench $cg $tests >>build-ab.log 2>&1
     )
 }
+CG=""
+for args in "$@"; do case "$args" in "cg "*) CG=1 ;; esac; done
 t0=$SECONDS
 build "$A" & pa=$!
 build "$B" & pb=$!
@@ -63,9 +71,16 @@ for r in $(seq 1 "$ROUNDS"); do
         for side in A B; do
             d=$A
             [ $side = B ] && d=$B
-            echo "=== round $r side $side: bench $args" >>"$LOG"
-            # shellcheck disable=SC2086
-            step "round $r $side: bench $args" 120 "$LOG" $MPIRUN -np 1 "$d/build-ab/gpureduce" bench $args
+            case "$args" in
+            "cg "*)
+                echo "=== round $r side $side: $args" >>"$LOG"
+                # shellcheck disable=SC2086
+                step "round $r $side: $args" 120 "$LOG" $MPIRUN -np 1 "$d/build-ab/examples/cg/gpureduce-cg" ${args#cg } ;;
+            *)
+                echo "=== round $r side $side: bench $args" >>"$LOG"
+                # shellcheck disable=SC2086
+                step "round $r $side: bench $args" 120 "$LOG" $MPIRUN -np 1 "$d/build-ab/gpureduce" bench $args ;;
+            esac
         done
     done
 done

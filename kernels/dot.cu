@@ -16,8 +16,9 @@
  * exact: every product exact (f64: TwoProduct by fma, both factors scaled
  *        into [0.5, 1) where the product or its error would underflow or
  *        overflow), added digit by digit to the block's wide accumulator in
- *        shared memory with 64-bit integer atomics (the limbs of gr_wacc_t:
- *        2^0 at bit GR_VEC_WBIAS). Integer adds commute: any schedule, any
+ *        shared memory (the int64 limbs of gr_wacc_t, 2^0 at bit
+ *        GR_VEC_WBIAS), each digit by native 32-bit atomics on a limb's two
+ *        halves (w_digit). Integer adds commute: any schedule, any
  *        grid gives the same total, hence the same bits as the cpu backend.
  *        Integers always take this path (128-bit products).
  *        In front of the limbs each thread keeps two-term floating-point
@@ -137,11 +138,21 @@ template <int DT> __device__ __forceinline__ int64_t iload(const void *p, uint64
     return ((const int64_t *)p)[i];
 }
 
+/* One signed digit (magnitude d < 2^32) into limb k: gr_limb_add's native 32-bit shared atomics on the
+ * limb's two halves, the carry or borrow from the old value (the int64 limb is hi 2^32 + lo, little
+ * endian). 64-bit shared atomics compile to a compare-and-swap loop, under which the 256 threads of a
+ * block flushing into the same few limbs took tens of microseconds a launch. */
+__device__ __forceinline__ void w_digit(unsigned long long *lim, int k, unsigned int d, bool neg)
+{
+    unsigned int *w = (unsigned int *)&lim[k];
+    gr_limb_add(w, (int *)(w + 1), d, neg);
+}
+
 /* d * 2^shift (finite) into the shared limbs: three 32-bit digits, as gr_xacc's add_scaled. */
 __device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shift)
 {
     uint64_t bits = (uint64_t)__double_as_longlong(d);
-    int neg = (int)(bits >> 63);
+    const bool neg = (bits >> 63) != 0;
     int bexp = (int)((bits >> 52) & 0x7FF);
     uint64_t m = bits & ((1ull << 52) - 1);
     int e;
@@ -157,20 +168,15 @@ __device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shi
     }
     int pos = e + shift + GR_VEC_WBIAS;
     int k = pos >> 5, s = pos & 31;
-    uint64_t d0 = (m << s) & 0xFFFFFFFFull;
-    uint64_t rest = s ? (m >> (32 - s)) : (m >> 32);
-    uint64_t d1 = rest & 0xFFFFFFFFull, d2 = rest >> 32;
-    if (neg) { /* two's complement: the int64 limbs subtract */
-        d0 = 0ull - d0;
-        d1 = 0ull - d1;
-        d2 = 0ull - d2;
-    }
+    const unsigned int d0 = (unsigned int)(m << s);
+    const uint64_t rest = s ? (m >> (32 - s)) : (m >> 32);
+    const unsigned int d1 = (unsigned int)rest, d2 = (unsigned int)(rest >> 32);
     if (d0)
-        atomicAdd(&lim[k], (unsigned long long)d0);
+        w_digit(lim, k, d0, neg);
     if (d1)
-        atomicAdd(&lim[k + 1], (unsigned long long)d1);
+        w_digit(lim, k + 1, d1, neg);
     if (d2)
-        atomicAdd(&lim[k + 2], (unsigned long long)d2);
+        w_digit(lim, k + 2, d2, neg);
 }
 
 /* frexp of a finite nonzero double, inline (the library call left a stack slot in the unrolled loop):
@@ -268,18 +274,20 @@ __device__ __forceinline__ void x_stages(unsigned long long *lim, double (&x)[K]
             w_add(lim, t[j], 0);
 }
 
-/* The 128-bit two's complement integer hi:lo at 2^0, as gr_xacc_add_i128. */
+/* The 128-bit two's complement integer hi:lo at 2^0, as gr_xacc_add_i128: three digits in [0, 2^32)
+ * and the signed top one, hi / 2^32 in [-2^31, 2^31). */
 __device__ __forceinline__ void w_add_i128(unsigned long long *lim, uint64_t lo, int64_t hi)
 {
     const int k = GR_VEC_WBIAS / 32;
-    if (lo & 0xFFFFFFFFull)
-        atomicAdd(&lim[k], (unsigned long long)(lo & 0xFFFFFFFFull));
-    if (lo >> 32)
-        atomicAdd(&lim[k + 1], (unsigned long long)(lo >> 32));
-    if ((uint64_t)hi & 0xFFFFFFFFull)
-        atomicAdd(&lim[k + 2], (unsigned long long)((uint64_t)hi & 0xFFFFFFFFull));
-    if (hi >> 32)
-        atomicAdd(&lim[k + 3], (unsigned long long)(hi >> 32));
+    const int64_t top = hi >> 32;
+    if ((unsigned int)lo)
+        w_digit(lim, k, (unsigned int)lo, false);
+    if ((unsigned int)(lo >> 32))
+        w_digit(lim, k + 1, (unsigned int)(lo >> 32), false);
+    if ((unsigned int)hi)
+        w_digit(lim, k + 2, (unsigned int)hi, false);
+    if (top)
+        w_digit(lim, k + 3, (unsigned int)(top < 0 ? -top : top), top < 0);
 }
 
 /*
@@ -481,14 +489,15 @@ __device__ __forceinline__ void dot_exact_end(unsigned long long *lim, unsigned 
                                               uint64_t pinf, uint64_t ninf, uint64_t nnz, unsigned nblk,
                                               gr_vec_fold_t *fold, gr_vec_out_t *out)
 {
-    if (nan)
-        atomicAdd(&cnt[0], (unsigned long long)nan);
-    if (pinf)
-        atomicAdd(&cnt[1], (unsigned long long)pinf);
-    if (ninf)
-        atomicAdd(&cnt[2], (unsigned long long)ninf);
-    if (nnz)
-        atomicAdd(&cnt[3], (unsigned long long)nnz);
+    /* the warp's sums first (each < 2^22 a thread, header: < 2^27 a warp), then lane 0 alone: the 64-bit
+     * shared atomics are compare-and-swap loops, and nnz is set in nearly every thread */
+    const uint64_t v[4] = {nan, pinf, ninf, nnz};
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        const unsigned int w = gr_warp_sum_u32((unsigned int)v[c]);
+        if (w != 0u && (threadIdx.x & 31u) == 0u)
+            atomicAdd(&cnt[c], (unsigned long long)w);
+    }
     __syncthreads();
     dot_exact_fold(lim, cnt, nblk, fold, out);
 }
