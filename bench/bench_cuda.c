@@ -803,9 +803,9 @@ int bench_cuda_run_ladder(void *env, int rung, int buf, bench_result_t *res, dou
 /* The grid of a vector row: the backend's (gr_vec_grid), or, for tuning, with GR_BENCH_VEC_VPT=V at most
  * one block per 256 V 16-byte vectors (the small-n rule of the tuned sum kernel; bits of fast rows
  * change with the grid, the gates do not). */
-static int vec_grid(const bench_cuda_t *c, int exact)
+static int vec_grid(const bench_cuda_t *c, int what)
 {
-    int g = gr_vec_grid(c->info.sm_count, 0, c->g.n, exact);
+    int g = gr_vec_grid(c->info.sm_count, 0, c->g.n, (unsigned)gr_dtype_size(c->g.dtype), what);
     const char *e = gr_env(GR_ENV_BENCH_VEC_VPT);
     const long vpt = e ? strtol(e, NULL, 10) : 0;
     if (vpt > 0 && vpt <= 1024) {
@@ -823,7 +823,8 @@ static gr_result_t vec_rows_ready(bench_cuda_t *c)
 {
     if (c->v_rec)
         return GR_SUCCESS;
-    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, 0);
+    /* the fast dot's grid is the largest of the three (gr_vec_grid) */
+    const int grid = gr_vec_grid(c->info.sm_count, 0, c->g.n, (unsigned)gr_dtype_size(c->g.dtype), GR_VEC_GRID_DOT);
     GR_CUDA_CHECK(cudaMalloc(&c->v_rec, 2 * (size_t)grid * sizeof(gr_vec_arg_rec_t)));
     GR_CUDA_CHECK(cudaMalloc((void **)&c->v_fold, 2 * sizeof(gr_vec_fold_t)));
     GR_CUDA_CHECK(cudaMemset(c->v_fold, 0, 2 * sizeof(gr_vec_fold_t)));
@@ -919,7 +920,7 @@ int bench_cuda_run_dot(void *env, int arg, int buf, bench_result_t *res, double 
     void *y = NULL;
     GR_CHECK(vec_y(c, buf, res, &y));
     const int exact = arg == 1 || !is_float(c->g.dtype);
-    const int grid = vec_grid(c, exact);
+    const int grid = vec_grid(c, exact ? GR_VEC_GRID_EXACT : GR_VEC_GRID_DOT);
     GR_CUDA_CHECK(gr_cuda_launch_dot(c->in[buf], y, c->g.n, (int)c->g.dtype, exact, grid, c->v_rec, c->v_fold,
                                      c->v_out, c->stream));
     if (res)
@@ -936,7 +937,7 @@ int bench_cuda_run_batch2(void *env, int arg, int buf, bench_result_t *res, doub
     (void)self_s;
     GR_CHECK(vec_rows_ready(c));
     const int exact = !is_float(c->g.dtype);
-    const int grid = vec_grid(c, exact);
+    const int grid = vec_grid(c, exact ? GR_VEC_GRID_EXACT : GR_VEC_GRID_DOT);
     const void *x2 = NULL, *y2 = NULL;
     second_pair(c, buf, res, &x2, &y2);
     void *y = NULL;
@@ -1018,7 +1019,7 @@ int bench_cuda_run_argmax(void *env, int arg, int buf, bench_result_t *res, doub
     (void)arg;
     (void)self_s;
     GR_CHECK(vec_rows_ready(c));
-    const int grid = vec_grid(c, 0);
+    const int grid = vec_grid(c, GR_VEC_GRID_ARG);
     GR_CUDA_CHECK(gr_cuda_launch_argext(c->in[buf], c->g.n, (int)c->g.dtype, 0, GR_VEC_ARG_MAX, grid,
                                         (gr_vec_arg_rec_t *)c->v_rec, c->v_fold, c->v_out, c->stream));
     if (!res)

@@ -9,8 +9,8 @@
 #
 # Each argument is one bench command line (split on spaces), run as
 # `mpirun -np 1 DIR/build-ab/gpureduce bench ARGS` from that tree; an argument that
-# starts with "cg " runs `DIR/build-ab/examples/cg/gpureduce-cg` with the rest instead (both
-# trees then build it). GR_AB_TESTS runs the gpu-labelled tests matching the regex on
+# starts with "cg " runs `DIR/build-ab/examples/cg/gpureduce-cg` with the rest instead, and
+# one that starts with "embed " `DIR/build-ab/gr_embed_cost` (both trees then build it). GR_AB_TESTS runs the gpu-labelled tests matching the regex on
 # B once, after the builds (a change worth pricing must still be right); their
 # programs are built (GR_AB_TEST_TARGETS, default the backend, exact, stats and vector
 # op tests). Make the trees with `git archive`:
@@ -39,14 +39,15 @@ build() { # build TREE: configure and build gpureduce (and the gpu tests when as
         local bench="" cg="" tests=""
         grep -q gpureduce_bench CMakeLists.txt && bench=gpureduce_bench
         [ -n "$CG" ] && cg=gpureduce-cg
+        [ -n "$EMB" ] && cg="$cg gr_embed_cost"
         [ -n "${GR_AB_TESTS:-}" ] && tests=${GR_AB_TEST_TARGETS:-test_cuda_backend test_exact_gpu test_stats_gpu test_vec_gpu}
         # shellcheck disable=SC2086 # target lists
         cmake "${CMAKE_ARGS[@]}" >build-ab.log 2>&1 &&
             cmake --build build-ab -j"$(( $(nproc) / 2 ))" --target gpureduce_cli $bench $cg $tests >>build-ab.log 2>&1
     )
 }
-CG=""
-for args in "$@"; do case "$args" in "cg "*) CG=1 ;; esac; done
+CG="" EMB=""
+for args in "$@"; do case "$args" in "cg "*) CG=1 ;; "embed "*) EMB=1 ;; esac; done
 t0=$SECONDS
 build "$A" & pa=$!
 build "$B" & pb=$!
@@ -76,6 +77,10 @@ for r in $(seq 1 "$ROUNDS"); do
                 echo "=== round $r side $side: $args" >>"$LOG"
                 # shellcheck disable=SC2086
                 step "round $r $side: $args" 120 "$LOG" $MPIRUN -np 1 "$d/build-ab/examples/cg/gpureduce-cg" ${args#cg } ;;
+            "embed "*)
+                echo "=== round $r side $side: $args" >>"$LOG"
+                # shellcheck disable=SC2086
+                step "round $r $side: $args" 120 "$LOG" $MPIRUN -np 1 "$d/build-ab/gr_embed_cost" ${args#embed } ;;
             *)
                 echo "=== round $r side $side: bench $args" >>"$LOG"
                 # shellcheck disable=SC2086

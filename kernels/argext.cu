@@ -127,7 +127,7 @@ __device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t b
     gr_vec_fold_done(&fold->ticket);
 }
 
-/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches at most 4 per SM, all resident at once */
 template <int DT, int W>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4)
     argext(const void *x, uint64_t n, int64_t base, gr_vec_arg_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out)

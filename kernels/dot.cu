@@ -584,7 +584,7 @@ __device__ __forceinline__ void dot_exact_fold(const unsigned long long *lim, co
     gr_vec_fold_done(&fold->ticket);
 }
 
-/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches at most 4 per SM, all resident at once */
 template <int DT, bool SQ>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact(const void *x, const void *y, uint64_t n,
                                                           gr_vec_fold_t *fold, gr_vec_out_t *out)
@@ -759,7 +759,7 @@ __device__ __forceinline__ void dot_fast_pair_body(const gr_vec_jobs_t &jobs, co
     default: break;                                                                                                  \
     }
 
-/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches 4 per SM, all resident at once */
+/* 4 blocks per SM (<= 64 registers): gr_vec_grid launches at most 4 per SM, all resident at once */
 template <int DT, bool SQ>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const void *y, uint64_t n,
                                                          gr_vec_fast_rec_t *rec, gr_vec_fold_t *fold,

@@ -114,16 +114,38 @@ static_assert(sizeof(gr_vec_jobs_t) <= 4096, "a batch's parameter must fit the 4
 _Static_assert(sizeof(gr_vec_jobs_t) <= 4096, "a batch's parameter must fit the 4 KB kernel parameter space");
 #endif
 
-/* Blocks of one item's launch: 4 per SM (or grid_override > 0), no more than the elements need, and
- * enough that no exact block takes more than GR_VEC_EXACT_PER_BLOCK elements; 1 .. 2^20. The batch
- * launches give each item this grid too, so its records are those of its own launch. */
-static inline int gr_vec_grid(int sm_count, int grid_override, uint64_t n, int exact)
+/* What a launch's grid is for (gr_vec_grid). */
+enum { GR_VEC_GRID_DOT = 0, GR_VEC_GRID_EXACT = 1, GR_VEC_GRID_ARG = 2 };
+
+/*
+ * Blocks of one item's launch of n elements of esize bytes (v = n esize / 16 vectors); 1 .. 2^20.
+ * grid_override > 0: that many. Else 4 per SM, except at small n:
+ *   dot, fast and exact (GR_VEC_GRID_DOT, _EXACT): 2 per SM when 4 would give a thread fewer than one
+ *     round of gr_vec_loop (GR_VEC_LOOP_U = 4 vectors), v < 4 SMs 256 4: at 2^20 f32 or f64 two items'
+ *     grids then fit one wave, so a batch of two runs as one (PERFORMANCE.md, "small sizes");
+ *   argmin/argmax (GR_VEC_GRID_ARG): at most one block per 8 vectors a thread (the tuned sum kernel's
+ *     small-n rule; an argext state does not depend on the grid).
+ * Never more blocks than 256-element pieces, and enough that no exact block takes more than
+ * GR_VEC_EXACT_PER_BLOCK elements. The batch launches give each item this grid too, so its records are
+ * those of its own launch (fast dot's bits depend on the grid; exact and argext states do not).
+ */
+static inline int gr_vec_grid(int sm_count, int grid_override, uint64_t n, unsigned esize, int what)
 {
-    uint64_t g = grid_override > 0 ? (uint64_t)grid_override : (uint64_t)sm_count * 4u;
+    uint64_t g = (uint64_t)sm_count * 4u;
+    const uint64_t v = (n * esize + 15u) / 16u;
+    if (grid_override > 0) {
+        g = (uint64_t)grid_override;
+    } else if (what == GR_VEC_GRID_ARG) {
+        const uint64_t cap = (v + (uint64_t)GR_VEC_BLOCK * 8u - 1u) / ((uint64_t)GR_VEC_BLOCK * 8u);
+        if (g > cap)
+            g = cap;
+    } else if (v < g * GR_VEC_BLOCK * 4u) {
+        g = (uint64_t)sm_count * 2u;
+    }
     uint64_t need = (n + GR_VEC_BLOCK - 1) / GR_VEC_BLOCK;
     if (g > need)
         g = need;
-    if (exact) {
+    if (what == GR_VEC_GRID_EXACT) {
         uint64_t min = (n + GR_VEC_EXACT_PER_BLOCK - 1) / GR_VEC_EXACT_PER_BLOCK;
         if (g < min)
             g = min;

@@ -326,7 +326,10 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
         GR_CHECK(device_ptr(s, it->x, "x"));
         if (it->desc.op.kind == GR_OP_DOT)
             GR_CHECK(device_ptr(s, it->y, "y"));
-        a->grid[j] = gr_vec_grid(s->sm_count, s->grid_override, it->count, a->kind[j] == REC_EXACT);
+        a->grid[j] = gr_vec_grid(s->sm_count, s->grid_override, it->count, (unsigned)gr_dtype_size(it->desc.dtype),
+                                 a->kind[j] == REC_EXACT ? GR_VEC_GRID_EXACT
+                                 : a->kind[j] == REC_ARG ? GR_VEC_GRID_ARG
+                                                         : GR_VEC_GRID_DOT);
     }
     find_pairs(a, items, k);
     for (int j = 0; j < k; ++j) { /* block records: a pair's first item holds both products' */
