@@ -82,9 +82,7 @@
  *   Capacity of the limbs: an element makes at most two w_adds (each of its
  *        terms reaches the limbs at most once: as itself, scaled, or as the
  *        residual of its last stage), each digit < 2^32 on one limb, and each
- *        thread flushes 4 expansion terms at its end (w_add_warp: the same
- *        digits, summed over lanes before they are added, plus carries of
- *        < 2^7 a group). A block sees at most
+ *        thread flushes 4 expansion terms at its end. A block sees at most
  *        GR_VEC_BLOCK (n / nt + 10) < 2^29 + 2^12 elements, so a limb
  *        receives < (2^29 + 2^12) 2^33 + 4 GR_VEC_BLOCK 2^32 < 2^62 + 2^46 in
  *        magnitude (f32 / half: one term an element, < 2^61 + 2^45), as
@@ -179,59 +177,6 @@ __device__ __forceinline__ void w_add(unsigned long long *lim, double d, int shi
         w_digit(lim, k + 1, d1, neg);
     if (d2)
         w_digit(lim, k + 2, d2, neg);
-}
-
-/*
- * d (finite, or 0: then nothing) into the shared limbs by every lane of the warp at once (full mask):
- * the lanes whose d's have the same last limb k and sign first sum their three digits over the group
- * (__match_any_sync; __reduce_add_sync of the 16-bit halves, so a digit's sum over 32 lanes, < 2^37,
- * is exact), then the group's first lane carries the three sums into at most four digits at k .. k+3
- * and adds them (w_digit). The limbs receive the same integer total as from w_add lane by lane, in
- * at most 4 atomics a group instead of 3 a lane: the flush at a thread's end, where a block's 256
- * threads hold terms of about the same magnitude, no longer queues on a few shared words.
- */
-__device__ __forceinline__ void w_add_warp(unsigned long long *lim, double d)
-{
-    const uint64_t bits = (uint64_t)__double_as_longlong(d);
-    const bool neg = (bits >> 63) != 0;
-    const int bexp = (int)((bits >> 52) & 0x7FF);
-    uint64_t m = bits & ((1ull << 52) - 1);
-    int key = -1, k = 0;
-    unsigned int dg[3] = {0u, 0u, 0u};
-    if (bexp != 0x7FF && (bexp != 0 || m != 0)) {
-        int e = -1074;
-        if (bexp != 0) {
-            m |= 1ull << 52;
-            e = bexp - 1075;
-        }
-        const int pos = e + GR_VEC_WBIAS, s = pos & 31;
-        k = pos >> 5;
-        dg[0] = (unsigned int)(m << s);
-        const uint64_t rest = s ? (m >> (32 - s)) : (m >> 32);
-        dg[1] = (unsigned int)rest;
-        dg[2] = (unsigned int)(rest >> 32);
-        key = 2 * k + (int)neg;
-    }
-    const unsigned int grp = __match_any_sync(0xFFFFFFFFu, key);
-    long long sum[3];
-#pragma unroll
-    for (int j = 0; j < 3; ++j) {
-        const unsigned int lo = __reduce_add_sync(grp, dg[j] & 0xFFFFu);
-        const unsigned int hi = __reduce_add_sync(grp, dg[j] >> 16);
-        sum[j] = (long long)lo + ((long long)hi << 16); /* < 2^21 + 2^37 */
-    }
-    if (key < 0 || (int)(threadIdx.x & 31u) != __ffs((int)grp) - 1)
-        return;
-    long long c = 0;
-#pragma unroll
-    for (int j = 0; j < 3; ++j) {
-        const long long t = sum[j] + c;
-        if ((unsigned int)t)
-            w_digit(lim, k + j, (unsigned int)t, neg);
-        c = t >> 32;
-    }
-    if (c)
-        w_digit(lim, k + 3, (unsigned int)c, neg);
 }
 
 /* frexp of a finite nonzero double, inline (the library call left a stack slot in the unrolled loop):
@@ -482,10 +427,12 @@ struct dot_exact_acc {
         nz |= (unsigned long long)__double_as_longlong(xp[0]) != 0x8000000000000000ull;
 #pragma unroll
         for (int k = 0; k < KP; ++k)
-            w_add_warp(lim, xp[k]);
+            if (xp[k] != 0)
+                w_add(lim, xp[k], 0);
 #pragma unroll
         for (int k = 0; k < KE; ++k)
-            w_add_warp(lim, xe[k]);
+            if (xe[k] != 0)
+                w_add(lim, xe[k], 0);
     }
 };
 
