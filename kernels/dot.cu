@@ -821,6 +821,57 @@ __global__ void __maxnreg__(128) dot_exact_pair_batch(const __grid_constant__ gr
 #undef GR_EXACT_PAIR_CALL
 }
 
+/*
+ * A batch whose pair jobs all have dtype DT and the same YX (CG's r.r and r.Ar: f64, y == x): the pair
+ * body without the runtime switch over every dtype, which ptxas fits in 64 registers where the generic
+ * kernels above take 122-128, so 4 blocks per SM are resident, as gr_vec_grid's grids assume, instead
+ * of 2 (ptxas -v, sm_90: fast f64 YX 60 registers, no stack; f64 and f32 otherwise 64, 0-8 bytes of
+ * stack, as dot_fast_batch; exact f64 YX 64, no stack. Exact f32 and f64 without YX spill 32-152
+ * bytes at 64 registers: they keep the generic kernel). The same body, hence the same bits.
+ */
+template <int DT, bool YX>
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_pair_batch_1(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ double sh[3][GR_VEC_BLOCK];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    dot_fast_pair_body<DT, YX>(jobs, J, blk, sh);
+}
+
+template <int DT, bool YX>
+__global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact_pair_batch_1(const __grid_constant__ gr_vec_jobs_t jobs)
+{
+    __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS];
+    __shared__ unsigned long long cnt[8];
+    unsigned blk;
+    const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
+    dot_exact_pair_body<DT, YX>(jobs, J, blk, lim, cnt);
+}
+
+/* Launch a pair batch on the kernel of one dtype and YX when every job shares them and there is one;
+ * false: the caller launches the generic kernel. */
+bool launch_pairs_1(const gr_vec_jobs_t *jobs, int exact, unsigned grid, cudaStream_t stream)
+{
+    const int dt = jobs->job[0].dtype;
+    const bool yx = jobs->job[0].y == jobs->job[0].x;
+    for (int j = 1; j < jobs->njobs; ++j)
+        if (jobs->job[j].dtype != dt || (jobs->job[j].y == jobs->job[j].x) != yx)
+            return false;
+    if (exact) {
+        if (dt != GR_C_F64 || !yx)
+            return false;
+        dot_exact_pair_batch_1<GR_C_F64, true><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
+        return true;
+    }
+    switch (dt * 2 + (int)yx) {
+    case GR_C_F32 * 2: dot_fast_pair_batch_1<GR_C_F32, false><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
+    case GR_C_F32 * 2 + 1: dot_fast_pair_batch_1<GR_C_F32, true><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
+    case GR_C_F64 * 2: dot_fast_pair_batch_1<GR_C_F64, false><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
+    case GR_C_F64 * 2 + 1: dot_fast_pair_batch_1<GR_C_F64, true><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
+    default: return false;
+    }
+}
+
 /* The same as dot_fast_batch for exact single jobs (and every integer job). */
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
@@ -891,6 +942,8 @@ extern "C" cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int e
             return cudaErrorInvalidValue; /* singles and pairs go in separate launches */
     const gr_vec_job_t &last = jobs->job[jobs->njobs - 1];
     const unsigned grid = last.first_block + (unsigned)last.grid;
+    if (pairs && launch_pairs_1(jobs, exact, grid, stream))
+        return cudaGetLastError();
     if (exact && pairs)
         dot_exact_pair_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
     else if (exact)
