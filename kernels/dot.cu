@@ -107,7 +107,11 @@
  *        dtypes, dot or squares) in one launch; block b runs the body of its
  *        job's block b - first_block of that job's grid, the same code the
  *        single-call kernel runs for that block, so every record, hence every
- *        result, has the bits of the job's own launch.
+ *        result, has the bits of the job's own launch. Pair jobs (two products
+ *        sharing x) take their own launch: dot_fast_pair_batch /
+ *        dot_exact_pair_batch for any dtypes, or, when every pair of the batch
+ *        has one dtype and y == x or not, the *_pair_batch_1 kernel of that
+ *        dtype (64 registers, 4 blocks per SM; launch_pairs_1).
  * Nothing here may be compiled with fast-math or flush-to-zero.
  */
 #include "gr_common.h"
