@@ -9,16 +9,9 @@
  *         round goes to slot u (the visitor's independent accumulator u),
  *   rest: the thread's last < U vectors, one by one, slot 0,
  *   tail: the elements after the last whole vector (scalar, slot 0).
- * They run from the array's end to its start: tail, rest, the rounds from the
- * last to the first (each round's vectors in increasing order), head. A
- * reduction usually follows, on the same stream, a kernel that wrote or read
- * its inputs from start to end (CG: the stencil writes w = A r just before
- * r.r and r.w), so the inputs' end is what L2 still holds; and the kernel
- * after it usually starts at the start, which this loop read last. Going
- * backwards reads both from L2 instead of memory (PERFORMANCE.md, "L2").
  * When x is not aligned to its element, or y is given and lies at another
  * offset from 16 bytes than x, everything is scalar (head = n, slot 0).
- * Each slot sees its elements in that fixed order, and which elements a
+ * Each slot sees its elements in increasing index order, and which elements a
  * slot sees depends only on (n, x mod 16, y mod 16, t, nt): a fixed grid
  * gives fixed bits, and the batch kernels (the same body) the single call's.
  * The visitor: f(slot, a, b, i) for element i, a = x[i] and b = y[i] (0 when
@@ -115,37 +108,17 @@ __device__ __forceinline__ void gr_vec_loop_ny(const T *__restrict__ x, const T 
         return j >= NY ? 0.0 : (YX && j == 0) ? a : (double)gr_widen(y[j][i]);
     };
 
-    /* tail: the elements after the last whole vector (the array's end first, see the header) */
-    for (uint64_t j = head + nvec * L + t; j < n; j += nt) {
-        const double a = (double)gr_widen(x[j]);
-        double b[2] = {yv(0, j, a), yv(1, j, a)};
-        f(0, a, b, j);
+    for (uint64_t i = t; i < head; i += nt) {
+        const double a = (double)gr_widen(x[i]);
+        double b[2] = {yv(0, i, a), yv(1, i, a)};
+        f(0, a, b, i);
     }
 
     const V *__restrict__ vx = (const V *)(x + head);
     const V *__restrict__ vy0 = NY >= 1 ? (const V *)(y[0] + head) : vx;
     const V *__restrict__ vy1 = NY >= 2 ? (const V *)(y[1] + head) : vx;
-    /* rounds: this thread's whole rounds (vectors i .. i + (U - 1) nt, i = t + r U nt, all < nvec) */
-    const uint64_t span = (uint64_t)(U - 1) * nt, step = (uint64_t)U * nt;
-    const uint64_t rounds = nvec > t + span ? (nvec - 1u - t - span) / step + 1u : 0u;
-    /* rest: the thread's last < U vectors, one by one */
-    for (uint64_t i = t + rounds * step; i < nvec; i += nt) {
-        double la[L], lb0[L], lb1[L];
-        gr_lanes(gr_ldg(vx + i), la);
-        if constexpr (NY >= 1 && !YX)
-            gr_lanes(gr_ldg(vy0 + i), lb0);
-        if constexpr (NY >= 2)
-            gr_lanes(gr_ldg(vy1 + i), lb1);
-        const uint64_t i0 = head + i * L;
-#pragma unroll
-        for (int j = 0; j < L; ++j) {
-            double b[2] = {NY < 1 ? 0.0 : YX ? la[j] : lb0[j], NY < 2 ? 0.0 : lb1[j]};
-            f(0, la[j], b, i0 + j);
-        }
-    }
-    /* the rounds from the last to the first */
-    for (uint64_t r = rounds; r-- > 0;) {
-        const uint64_t i = t + r * step;
+    uint64_t i = t;
+    for (; i + (uint64_t)(U - 1) * nt < nvec; i += (uint64_t)U * nt) {
         V a[U], b0[U], b1[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -183,12 +156,25 @@ __device__ __forceinline__ void gr_vec_loop_ny(const T *__restrict__ x, const T 
             }
         }
     }
+    for (; i < nvec; i += nt) {
+        double la[L], lb0[L], lb1[L];
+        gr_lanes(gr_ldg(vx + i), la);
+        if constexpr (NY >= 1 && !YX)
+            gr_lanes(gr_ldg(vy0 + i), lb0);
+        if constexpr (NY >= 2)
+            gr_lanes(gr_ldg(vy1 + i), lb1);
+        const uint64_t i0 = head + i * L;
+#pragma unroll
+        for (int j = 0; j < L; ++j) {
+            double b[2] = {NY < 1 ? 0.0 : YX ? la[j] : lb0[j], NY < 2 ? 0.0 : lb1[j]};
+            f(0, la[j], b, i0 + j);
+        }
+    }
 
-    /* head: the elements before x's first 16-byte boundary */
-    for (uint64_t i = t; i < head; i += nt) {
-        const double a = (double)gr_widen(x[i]);
-        double b[2] = {yv(0, i, a), yv(1, i, a)};
-        f(0, a, b, i);
+    for (uint64_t j = head + nvec * L + t; j < n; j += nt) {
+        const double a = (double)gr_widen(x[j]);
+        double b[2] = {yv(0, j, a), yv(1, j, a)};
+        f(0, a, b, j);
     }
 }
 
