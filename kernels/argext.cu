@@ -124,7 +124,7 @@ __device__ __forceinline__ void argext_body(const void *x, uint64_t n, int64_t b
     block_merge<INT, W>(f, sh);
     if (threadIdx.x == 0)
         out->arg = f;
-    gr_vec_fold_done(&fold->ticket);
+    gr_vec_fold_done(&fold->ticket, out);
 }
 
 /* 4 blocks per SM (<= 64 registers): gr_vec_grid launches at most 4 per SM, all resident at once */

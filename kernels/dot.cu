@@ -585,7 +585,7 @@ __device__ __forceinline__ void dot_exact_fold(const unsigned long long *lim, co
         (&out->exact.nan)[k] = gr_vec_ld_other(c);
         *c = 0ull;
     }
-    gr_vec_fold_done(&fold->ticket);
+    gr_vec_fold_done(&fold->ticket, out);
 }
 
 /* 4 blocks per SM (<= 64 registers): gr_vec_grid launches at most 4 per SM, all resident at once */
@@ -687,7 +687,7 @@ __device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double 
         out->fast.s[1] = sh[1][0];
         out->fast.s[2] = sh[2][0];
     }
-    gr_vec_fold_done(&fold->ticket);
+    gr_vec_fold_done(&fold->ticket, out);
 }
 
 /* Block blk of nblk of one fast job: its part of *out (dot_fast_end). */

@@ -8,7 +8,8 @@
  * kernels (gr_sync.cuh: one acq_rel add, cumulative over the block's writes),
  * so the block whose ticket is grid - 1 sees every other block's writes. The
  * last block folds, writes out, and calls gr_vec_fold_done to leave the
- * ticket zero for the next launch on the same scratch.
+ * ticket zero for the next launch on the same scratch and to set out->done,
+ * the word the host polls.
  */
 #ifndef GR_VEC_FOLD_CUH
 #define GR_VEC_FOLD_CUH
@@ -27,11 +28,17 @@ __device__ __forceinline__ bool gr_vec_last_block(unsigned int *ticket, unsigned
     return last;
 }
 
-/* The last block, after its reads of the other blocks' parts: the ticket back to zero. */
-__device__ __forceinline__ void gr_vec_fold_done(unsigned int *ticket)
+/* The last block, after its reads of the other blocks' parts and its writes of *out (every thread of the
+ * block calls it): the ticket back to zero, then out->done = 1 behind a system-scope fence, so a host that
+ * sees done (mapped memory) sees the whole record, and the ticket is zero for any later launch. */
+__device__ __forceinline__ void gr_vec_fold_done(unsigned int *ticket, gr_vec_out_t *out)
 {
-    if (threadIdx.x == 0)
+    __syncthreads(); /* every thread's writes of *out before thread 0's fence (cumulative) */
+    if (threadIdx.x == 0) {
         *ticket = 0u;
+        __threadfence_system();
+        *(volatile unsigned int *)&out->done = 1u;
+    }
 }
 
 /* A value another block wrote in this launch: through L2 (no stale L1 line). */

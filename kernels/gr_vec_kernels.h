@@ -50,11 +50,18 @@ typedef struct gr_vec_arg_rec {
     int64_t nan_i;
 } gr_vec_arg_rec_t;
 
-/* One folded record, of any kind (out[slot] of a batch: the largest kind's size). */
-typedef union gr_vec_out {
-    gr_vec_fast_rec_t fast;
-    gr_vec_exact_rec_t exact;
-    gr_vec_arg_rec_t arg;
+/* One folded record, of any kind (out[slot] of a batch: the largest kind's size), and its done word: the
+ * job's last block sets done to 1 after the record is visible to the host (gr_vec_fold_done: a
+ * system-scope fence first), so a host that zeroed done before the launch may poll it in mapped memory
+ * instead of waiting for an event (backend_cuda_vec.c). */
+typedef struct gr_vec_out {
+    union {
+        gr_vec_fast_rec_t fast;
+        gr_vec_exact_rec_t exact;
+        gr_vec_arg_rec_t arg;
+    };
+    unsigned int done;
+    unsigned int reserved;
 } gr_vec_out_t;
 
 /* A job's fold scratch, device memory: all zero before a launch, and left all zero by it (the job's

@@ -15,7 +15,7 @@
  * gr_batch_local_t (vecop.c: the vector items' kernels queued in one go, the
  * other items through the backend's start, one result slot each) and its
  * combine is one MPI_Ireduce / MPI_Iallreduce of k vector partials with the
- * blocking batch's operation. ctx->req_count counts result slots: one for a
+ * blocking batch's operation (one rank: a copy, no MPI call). ctx->req_count counts result slots: one for a
  * single reduction, max(1, elementwise device items) for a batch.
  */
 #include "gr_vec.h"
@@ -83,6 +83,7 @@ static void start_combine(gr_request_t q)
     gr_ctx_t ctx = q->ctx;
     void *mine = &q->mine, *all = &q->all;
     int n = 1;
+    size_t bytes = sizeof(q->mine);
     MPI_Datatype type = ctx->partial_type;
     MPI_Op op = ctx->partial_op;
     if (q->k > 0) {
@@ -90,10 +91,17 @@ static void start_combine(gr_request_t q)
         mine = q->vp + q->k;
         all = q->vp + 2 * q->k;
         n = q->k;
+        bytes = sizeof(gr_vpartial_t) * (size_t)q->k;
         type = ctx->vpartial_type;
         op = ctx->vpartial_op;
     } else {
         gr_combine_prepare(&q->part, &q->mine);
+    }
+    if (ctx->size == 1) { /* the combine of one rank's partials is those partials: no MPI call */
+        memcpy(all, mine, bytes);
+        q->mreq = MPI_REQUEST_NULL;
+        q->state = REQ_COMBINING;
+        return;
     }
     int rc = q->d.all_ranks ? MPI_Iallreduce(mine, all, n, type, op, ctx->req_comm, &q->mreq)
                             : MPI_Ireduce(mine, all, n, type, op, q->d.root, ctx->req_comm, &q->mreq);

@@ -197,7 +197,9 @@ static gr_result_t batch_mpi(gr_ctx_t ctx, const gr_batch_item_t *items, int k, 
                              gr_vpartial_t *all)
 {
     const gr_desc_t *d0 = &items[0].desc;
-    if (d0->all_ranks)
+    if (ctx->size == 1) /* one rank's partials are the combine */
+        memcpy(all, mine, sizeof(gr_vpartial_t) * (size_t)k);
+    else if (d0->all_ranks)
         GR_MPI_CHECK(MPI_Allreduce(mine, all, k, ctx->vpartial_type, ctx->vpartial_op, ctx->comm));
     else
         GR_MPI_CHECK(MPI_Reduce(mine, all, k, ctx->vpartial_type, ctx->vpartial_op, d0->root, ctx->comm));

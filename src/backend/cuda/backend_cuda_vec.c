@@ -52,7 +52,8 @@ typedef struct vec_arena {
     void *dev;                   /* fold scratches, block records: device memory */
     gr_vec_out_t *host, *host_d; /* the out records: mapped pinned host memory, and its device address */
     size_t cap;
-    cudaEvent_t ev;   /* recorded after the copy to host */
+    cudaEvent_t ev;   /* recorded after the batch's kernels */
+    double spin_s;    /* how long a blocking poll watches the done words before it waits for ev */
     int busy;
     unsigned char kind[GR_BATCH_MAX];
     int grid[GR_BATCH_MAX];
@@ -233,22 +234,23 @@ static void find_pairs(vec_arena_t *a, const gr_batch_item_t *items, int k)
 }
 
 /* One item alone: its single-call kernel (the path of a single dot, nrm2, argmin or argmax). */
-static cudaError_t launch_one(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *it, int j)
+static cudaError_t launch_one(const vec_arena_t *a, const gr_batch_item_t *it, int j, cudaStream_t stream)
 {
     void *rec = (char *)a->dev + a->off[j];
     if (a->kind[j] == REC_ARG)
         return gr_cuda_launch_argext(it->x, it->count, (int)it->desc.dtype, it->index_base, arg_which(it),
                                      a->grid[j], (gr_vec_arg_rec_t *)rec, arena_fold(a) + j, arena_out(a) + j,
-                                     s->stream);
+                                     stream);
     return gr_cuda_launch_dot(it->x, it->desc.op.kind == GR_OP_DOT ? it->y : NULL, it->count, (int)it->desc.dtype,
                               a->kind[j] == REC_EXACT, a->grid[j], rec, arena_fold(a) + j, arena_out(a) + j,
-                              s->stream);
+                              stream);
 }
 
 /* Queue the kernels of every vector item into arena a (its layout already set): one launch per record
  * kind (fast, exact, argext) holding all its single items, each with the grid of its single launch (a
  * kind with one item takes that item's single-call kernel), and one more per kind for its pairs. */
-static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k)
+static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k,
+                                cudaStream_t stream)
 {
     gr_vec_jobs_t *jobs = &((vec_state_t *)s->vec)->jobs;
     jobs->fold = arena_fold(a);
@@ -286,15 +288,43 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
         }
         cudaError_t e = cudaSuccess;
         if (jobs->njobs == 1 && !pairs)
-            e = launch_one(s, a, &items[last], last);
+            e = launch_one(a, &items[last], last, stream);
         else if (jobs->njobs >= 1 && kind == REC_ARG)
-            e = gr_cuda_launch_argext_batch(jobs, s->stream);
+            e = gr_cuda_launch_argext_batch(jobs, stream);
         else if (jobs->njobs >= 1)
-            e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, s->stream);
+            e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, stream);
         if (e != cudaSuccess)
             return e;
     }
     return cudaSuccess;
+}
+
+/*
+ * The stream a batch's kernels go on. A non-blocking batch with a stream of the caller's: that stream
+ * itself (the kernels queue behind the caller's work and the caller's later work behind them, with no
+ * event between two streams; the arena is the request's own, so requests on other streams share no
+ * scratch with it), once it is known to be a stream of our GPU. Else our stream, ordered after the
+ * caller's (gr_cuda_order_after); the blocking calls' arena is always used on our stream.
+ */
+static gr_result_t launch_stream(cuda_state_t *s, void *stream, int blocking, cudaStream_t *ls)
+{
+    *ls = s->stream;
+    if (blocking || !stream || (cudaStream_t)stream == s->stream)
+        return gr_cuda_order_after(s, stream);
+#if CUDART_VERSION >= 12080
+    int dev = -1;
+    cudaError_t e = cudaStreamGetDevice((cudaStream_t)stream, &dev);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        GR_FAIL(GR_ERR_INVALID_ARG, "the call's stream %p is not a live CUDA stream (%s): pass a live stream of the "
+                                    "context's GPU %d", stream, cudaGetErrorString(e), s->device);
+    }
+    if (dev != s->device)
+        GR_FAIL(GR_ERR_INVALID_ARG, "the call's stream %p belongs to GPU %d, the context's GPU is %d: pass a stream "
+                                    "created on GPU %d", stream, dev, s->device, s->device);
+#endif
+    *ls = (cudaStream_t)stream;
+    return GR_SUCCESS;
 }
 
 static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k, void *stream, int blocking,
@@ -337,19 +367,30 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
         const size_t recs = (size_t)a->grid[j] * (a->partner[j] >= 0 ? 2u : a->partner[j] == -2 ? 0u : 1u);
         bytes += (rec_size(a->kind[j]) * recs + VEC_ALIGN - 1) / VEC_ALIGN * VEC_ALIGN;
     }
-    GR_CHECK(arena_reserve(a, bytes, s->stream));
-    GR_CHECK(gr_cuda_order_after(s, stream));
+    cudaStream_t ls;
+    GR_CHECK(launch_stream(s, stream, blocking, &ls));
+    GR_CHECK(arena_reserve(a, bytes, ls));
+    /* the done words the last blocks set (poll_in); no launch of this arena is in flight (busy was 0) */
+    uint64_t in_bytes = 0;
+    for (int j = 0; j < k; ++j) {
+        if (a->kind[j] == REC_NONE)
+            continue;
+        __atomic_store_n(&a->host[j].done, 0u, __ATOMIC_RELAXED);
+        in_bytes += items[j].count * (uint64_t)gr_dtype_size(items[j].desc.dtype) *
+                    (items[j].desc.op.kind == GR_OP_DOT ? 2u : 1u);
+    }
+    a->spin_s = 1e-9 * (double)gr_cuda_reduce_spin_ns(in_bytes);
     gr_result_t r = GR_SUCCESS;
-    GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k), r, fail);
-    GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, s->stream), r, fail);
-    /* the caller's later work on its stream (reusing the inputs) waits for our reads */
-    if (!blocking && stream && (cudaStream_t)stream != s->stream)
+    GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k, ls), r, fail);
+    GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, ls), r, fail);
+    /* on our stream: the caller's later work on its stream (reusing the inputs) waits for our reads */
+    if (!blocking && stream && (cudaStream_t)stream != ls)
         GR_CUDA_CHECK_GOTO(cudaStreamWaitEvent((cudaStream_t)stream, a->ev, 0), r, fail);
     a->busy = 1;
     *token = ai;
     return GR_SUCCESS;
 fail:
-    GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
+    GR_CUDA_IGNORE(cudaStreamSynchronize(ls));
     return r;
 }
 
@@ -364,10 +405,40 @@ gr_result_t gr_cuda_vec_start(gr_ctx_t ctx, const gr_batch_item_t *items, int k,
     return r;
 }
 
+/* 1 when every out record of the batch has its done word set (its job's last block ran to its end). */
+static int outs_done(const vec_arena_t *a, int k)
+{
+    for (int j = 0; j < k; ++j)
+        if (a->kind[j] != REC_NONE && __atomic_load_n(&a->host[j].done, __ATOMIC_ACQUIRE) == 0u)
+            return 0;
+    return 1;
+}
+
+/*
+ * The batch is done when every out record's done word is set: each job's last block sets it behind a
+ * system-scope fence after writing its record, as its last act, so the records are whole and every
+ * kernel of the batch (and all work before it on the stream) ran: no driver call is needed. A blocking
+ * poll watches the words for a->spin_s, then waits for the event; a non-blocking one asks the event when
+ * the words are not all there yet (an error of the stream then shows).
+ */
 static gr_result_t poll_in(cuda_state_t *s, vec_arena_t *a, const gr_batch_item_t *items, int k, int block,
                            int *done, gr_vpartial_t *part)
 {
-    cudaError_t e = block ? cudaEventSynchronize(a->ev) : cudaEventQuery(a->ev);
+    cudaError_t e = cudaSuccess;
+    int seen = outs_done(a, k);
+    if (!seen && block) {
+        const double t0 = gr_now();
+        for (unsigned int n = 1; !seen; ++n) {
+            if ((n & 63u) == 0 && gr_now() - t0 > a->spin_s)
+                break;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            seen = outs_done(a, k);
+        }
+    }
+    if (!seen)
+        e = block ? cudaEventSynchronize(a->ev) : cudaEventQuery(a->ev);
     if (e == cudaErrorNotReady)
         return GR_SUCCESS;
     *done = 1;
