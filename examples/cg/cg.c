@@ -44,6 +44,7 @@ typedef struct opts {
     int dots;    /* dots_t */
     int json, help;
     int time_dots; /* --time-dots: the dots' share of an iteration (the vectors synchronised before them) */
+    int phases;    /* --phases: the GPU time of each phase of an iteration, from events on the stream */
 } opts_t;
 
 typedef struct result {
@@ -54,6 +55,8 @@ typedef struct result {
     uint64_t hash;
     double time_per_iteration;
     double dots_per_iteration; /* --time-dots: the dots' time per iteration (from an idle GPU) */
+    double phase[CG_PHASES];   /* --phases: each phase's time per iteration (the slowest rank's) */
+    int64_t phase_iters;       /* --phases: the iterations they are the mean of (rank 0's) */
 } result_t;
 
 static const char *usage_text =
@@ -68,6 +71,8 @@ static const char *usage_text =
     "  --format table|json    output (table)\n"
     "  --time-dots            also time the dot products alone (dots_time_per_iteration): the GPU is\n"
     "                         synchronised before them, so time_per_iteration grows a little\n"
+    "  --phases               also time each phase of an iteration on the GPU (cuda backend): stencil,\n"
+    "                         dots, values (to the host), update; from CUDA events on the solver's stream\n"
     "  --help                 this text\n"
     "docs/CG.md has the method and the numbers.\n";
 
@@ -158,6 +163,7 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
     o->json = 0;
     o->help = 0;
     o->time_dots = 0;
+    o->phases = 0;
     const struct {
         const char *opt;
         const char *const *names;
@@ -174,6 +180,10 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
         }
         if (strcmp(opt, "--time-dots") == 0) {
             o->time_dots = 1;
+            continue;
+        }
+        if (strcmp(opt, "--phases") == 0) {
+            o->phases = 1;
             continue;
         }
         char name[32];
@@ -279,6 +289,8 @@ static void reduce(cg_t *cg, int dots, const double *const *x, const double *con
         GR_TRY(cg, gr_ireduce_batch_device(cg->ctx, items, k, &call, &req));
     else
         GR_TRY(cg, gr_ireduce_batch_host(cg->ctx, items, k, &call, &req));
+    if (cg->mark_it >= 0) /* --phases: after the GPU work of the dots, before the host waits */
+        TRY(cg, cg->ops->mark(cg, cg->mark_it, CG_MARK_DOTS));
     gr_value_t v[KMAX];
     GR_TRY(cg, gr_wait(&req, v, NULL));
     for (int j = 0; j < k; ++j)
@@ -337,8 +349,14 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
         if (it == 1)
             t_second = now;
         t_last = now;
+        if (o->phases) {
+            cg->mark_it = it;
+            TRY(cg, cg->ops->mark(cg, it, CG_MARK_START));
+        }
         TRY(cg, cg->ops->halo(cg, r));
         TRY(cg, cg->ops->apply(cg, w, r, NULL));
+        if (o->phases)
+            TRY(cg, cg->ops->mark(cg, it, CG_MARK_STENCIL));
         double gd[2], t0 = 0;
         if (o->time_dots) { /* from an idle GPU: the stencil done, the dots alone */
             TRY(cg, cg->ops->sync(cg));
@@ -347,6 +365,9 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
         reduce(cg, o->dots, dx, dy, 2, gd); /* gamma = r.r, delta = r.Ar */
         if (o->time_dots && it >= 1)
             t_dots += MPI_Wtime() - t0;
+        if (o->phases)
+            TRY(cg, cg->ops->mark(cg, it, CG_MARK_VALUES));
+        cg->mark_it = -1;
         const double gamma = gd[0], delta = gd[1];
         res->recursive = sqrt(gamma) / bnorm;
         res->converged = res->recursive <= o->tol;
@@ -356,6 +377,8 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
         const double eta = it == 0 ? delta : delta - beta * gamma / alpha_prev; /* = p.Ap */
         const double alpha = gamma / eta;
         TRY(cg, cg->ops->update(cg, alpha, beta));
+        if (o->phases)
+            TRY(cg, cg->ops->mark(cg, it, CG_MARK_UPDATE));
         gamma_prev = gamma;
         alpha_prev = alpha;
         ++it;
@@ -368,6 +391,13 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
     /* the dots of iterations 1..it (the last one's included: it ends the loop) */
     double dpi = it >= 1 ? t_dots / (double)it : 0.0;
     MPI_TRY(cg, MPI_Allreduce(&dpi, &res->dots_per_iteration, 1, MPI_DOUBLE, MPI_MAX, cg->comm));
+    if (o->phases) {
+        double t[CG_PHASES];
+        TRY(cg, cg->ops->phases(cg, t, &res->phase_iters));
+        for (int p = 0; p < CG_PHASES; ++p)
+            t[p] = res->phase_iters > 0 ? t[p] / (double)res->phase_iters : 0.0;
+        MPI_TRY(cg, MPI_Allreduce(t, res->phase, CG_PHASES, MPI_DOUBLE, MPI_MAX, cg->comm));
+    }
     res->iterations = it;
 
     /* the true residual b - A x, in w */
@@ -394,6 +424,10 @@ static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
                res->residual, res->recursive, (unsigned long long)res->hash, res->time_per_iteration);
         if (o->time_dots)
             printf(", \"dots_time_per_iteration\": %.6e", res->dots_per_iteration);
+        if (o->phases)
+            printf(", \"phases\": {\"iterations\": %lld, \"stencil\": %.6e, \"dots\": %.6e, \"values\": %.6e, "
+                   "\"update\": %.6e}",
+                   (long long)res->phase_iters, res->phase[0], res->phase[1], res->phase[2], res->phase[3]);
         printf("}\n");
         return;
     }
@@ -413,6 +447,11 @@ static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
     if (o->time_dots)
         printf("  %-20s %.3f ms  (the dots alone, from an idle GPU)\n", "dots_time_per_iter",
                res->dots_per_iteration * 1e3);
+    if (o->phases)
+        printf("  %-20s stencil %.1f us, dots %.1f us, values %.1f us, update %.1f us  (GPU events, mean of %lld "
+               "iterations)\n",
+               "phases", res->phase[0] * 1e6, res->phase[1] * 1e6, res->phase[2] * 1e6, res->phase[3] * 1e6,
+               (long long)res->phase_iters);
 }
 
 /* The backend every rank agrees on: cuda when asked (and seen), cpu when asked, auto: cuda when all see a GPU. */
@@ -451,6 +490,7 @@ int main(int argc, char **argv)
     memset(cg, 0, sizeof(*cg));
     cg->comm = MPI_COMM_WORLD;
     cg->gpu = -1;
+    cg->mark_it = -1;
     MPI_Comm_rank(cg->comm, &cg->rank);
     MPI_Comm_size(cg->comm, &cg->np);
     int len = 0;
@@ -481,6 +521,9 @@ int main(int argc, char **argv)
 
     int ngpu = 0;
     cg->ops = choose_backend(cg, (gr_backend_t)o.backend, &ngpu);
+    if (o.phases && !cg->ops->mark)
+        usage_error(cg, "--phases times the GPU's work from CUDA events; the %s backend has none: use --backend cuda "
+                        "on a GPU node, or leave --phases out", cg->ops->name);
 #ifdef CG_WITH_CUDA
     if (cg->ops == &cg_cuda_ops) {
         /* the application's choice of GPU: node-local rank modulo the GPUs seen (ranks may share one) */

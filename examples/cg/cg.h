@@ -31,7 +31,21 @@ typedef struct cg_ops {
     int (*sync)(cg_t *cg);                 /* the vectors are up to date for a reader outside the stream */
     /* --dots cub-mpi: out[j] = this rank's sum of x[j][i] * y[j][i] over its interior points */
     int (*local_dots)(cg_t *cg, const double *const *x, const double *const *y, int k, double *out);
+    /* --phases (NULL where the vectors are not on a GPU): mark point p (CG_MARK_*) of iteration it on the
+     * stream; phases: after the stream's last work, the GPU time of each phase (CG_PHASES) summed over the
+     * iterations 1 .. it - 1 that were marked whole, and how many those were */
+    int (*mark)(cg_t *cg, int64_t it, int p);
+    int (*phases)(cg_t *cg, double *t, int64_t *iters);
 } cg_ops_t;
+
+/* --phases: the marks of an iteration on the stream, and the phases between them: stencil (the halo
+ * exchange and A r), dots (r.r and r.w: the GPU work queued for them, to its end), values (from there to
+ * the values on the host: the host's wait and, on its side, the combine), update (alpha and beta on the
+ * host, the update's launch and kernel). A mark the host records after it waited times the host. */
+enum { CG_MARK_START, CG_MARK_STENCIL, CG_MARK_DOTS, CG_MARK_VALUES, CG_MARK_UPDATE, CG_MARKS };
+enum { CG_PHASES = CG_MARKS - 1 };
+/* --phases keeps the marks of at most this many iterations */
+#define CG_PHASE_ITERS_MAX 4096
 
 struct cg {
     /* the problem and this rank's slab */
@@ -51,6 +65,7 @@ struct cg {
     gr_ctx_t ctx;
     gr_mode_t mode;
     void *stream;   /* the solver's CUDA stream (cudaStream_t), NULL on the cpu backend */
+    int64_t mark_it; /* --phases: the iteration being marked, -1 when none */
 
     char err[512];
 };

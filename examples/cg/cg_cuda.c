@@ -17,6 +17,10 @@ typedef struct cuda_bs {
     void *cub_temp;    /* --dots cub-mpi: CUB's temporary storage */
     size_t cub_bytes;
     double *cub_out;   /* device: the k local sums */
+    cudaEvent_t *ev;   /* --phases: CG_MARKS timing events per iteration, created at the first mark */
+    int64_t ev_iters;  /* iterations with events: min(maxit + 1, CG_PHASE_ITERS_MAX) */
+    int64_t ev_last;   /* the last iteration marked */
+    unsigned char *ev_set; /* per iteration, a bit per mark recorded */
 } cuda_bs_t;
 
 #define CUDA_TRY(cg, call)                                                                                   \
@@ -91,6 +95,11 @@ static void cuda_fini(cg_t *cg)
             (void)cudaFree(bs->cub_temp);
         if (bs->cub_out)
             (void)cudaFree(bs->cub_out);
+        for (int64_t j = 0; bs->ev && j < bs->ev_iters * CG_MARKS; ++j)
+            if (bs->ev[j])
+                (void)cudaEventDestroy(bs->ev[j]);
+        free(bs->ev);
+        free(bs->ev_set);
         if (bs->stream)
             (void)cudaStreamDestroy(bs->stream);
         free(bs);
@@ -151,6 +160,8 @@ static int cuda_sync(cg_t *cg)
     return 0;
 }
 
+static int cuda_mark(cg_t *cg, int64_t it, int p);
+
 /* --dots cub-mpi: CUB on the stream, then the k sums to the host (cg.c MPI_Allreduces them). */
 static int cuda_local_dots(cg_t *cg, const double *const *x, const double *const *y, int k, double *out)
 {
@@ -164,10 +175,58 @@ static int cuda_local_dots(cg_t *cg, const double *const *x, const double *const
     }
     CUDA_TRY(cg, cg_cub_dots(xi, yi, k, cg->nz * cg->plane, bs->cub_out, bs->cub_temp, bs->cub_bytes, bs->stream));
     CUDA_TRY(cg, cudaMemcpyAsync(out, bs->cub_out, (size_t)k * sizeof(double), cudaMemcpyDeviceToHost, bs->stream));
+    if (cg->mark_it >= 0 && cuda_mark(cg, cg->mark_it, CG_MARK_DOTS) != 0)
+        return -1;
     CUDA_TRY(cg, cudaStreamSynchronize(bs->stream));
+    return 0;
+}
+
+/* --phases: an event per mark and iteration (the first CG_PHASE_ITERS_MAX iterations), created up front
+ * so that recording one costs a cudaEventRecord and nothing else. */
+static int cuda_mark(cg_t *cg, int64_t it, int p)
+{
+    cuda_bs_t *bs = (cuda_bs_t *)cg->bs;
+    if (!bs->ev) {
+        bs->ev_iters = CG_PHASE_ITERS_MAX;
+        bs->ev = (cudaEvent_t *)calloc((size_t)(bs->ev_iters * CG_MARKS), sizeof(cudaEvent_t));
+        bs->ev_set = (unsigned char *)calloc((size_t)bs->ev_iters, 1);
+        if (!bs->ev || !bs->ev_set)
+            return cg_fail(cg, "out of host memory for the --phases events");
+        for (int64_t j = 0; j < bs->ev_iters * CG_MARKS; ++j)
+            CUDA_TRY(cg, cudaEventCreate(&bs->ev[j]));
+    }
+    if (it < 0 || it >= bs->ev_iters)
+        return 0;
+    CUDA_TRY(cg, cudaEventRecord(bs->ev[it * CG_MARKS + p], bs->stream));
+    bs->ev_set[it] |= (unsigned char)(1u << p);
+    bs->ev_last = it;
+    return 0;
+}
+
+static int cuda_phases(cg_t *cg, double *t, int64_t *iters)
+{
+    cuda_bs_t *bs = (cuda_bs_t *)cg->bs;
+    for (int p = 0; p < CG_PHASES; ++p)
+        t[p] = 0.0;
+    *iters = 0;
+    if (!bs->ev)
+        return 0;
+    CUDA_TRY(cg, cudaStreamSynchronize(bs->stream));
+    /* iteration 0 (its calls allocate) and the last (it ends after the dots) are left out */
+    for (int64_t it = 1; it < bs->ev_last && it < bs->ev_iters; ++it) {
+        if (bs->ev_set[it] != (1u << CG_MARKS) - 1u)
+            continue;
+        for (int p = 0; p < CG_PHASES; ++p) {
+            float ms = 0.0f;
+            CUDA_TRY(cg, cudaEventElapsedTime(&ms, bs->ev[it * CG_MARKS + p], bs->ev[it * CG_MARKS + p + 1]));
+            t[p] += 1e-3 * (double)ms;
+        }
+        ++*iters;
+    }
     return 0;
 }
 
 const cg_ops_t cg_cuda_ops = {.name = "cuda", .init = cuda_init, .fini = cuda_fini, .halo = cuda_halo,
                               .apply = cuda_apply, .update = cuda_update, .plane_to_host = cuda_plane_to_host,
-                              .sync = cuda_sync, .local_dots = cuda_local_dots};
+                              .sync = cuda_sync, .local_dots = cuda_local_dots, .mark = cuda_mark,
+                              .phases = cuda_phases};
