@@ -2,7 +2,8 @@
  * backend_cuda_vec.c - the vector ops (dot, nrm2, argmin/argmax, the exact
  * f64 sum of squares) on device memory: the kernels of kernels/dot.cu and
  * kernels/argext.cu for every vector item of a batch, queued together on the
- * context's stream (ordered after the caller's stream by an event): one
+ * caller's stream for a non-blocking batch given one (launch_stream), else on
+ * the context's stream (ordered after the caller's stream by an event): one
  * launch per record kind (fast, exact, argmin/argmax) holding all its items
  * with the grid each would have alone (a single item takes its own kernel),
  * and one more for each of fast and exact when the batch has dot pairs
@@ -10,7 +11,9 @@
  * GPU (gr_vec_kernels.h: a fixed order for fast sums, so a fixed GPU model
  * and grid give fixed bits; exact limbs and argext states are order-free);
  * the last blocks write the k out records straight into mapped pinned host
- * memory (no copy), then an event; the poll adds each out record to its
+ * memory (no copy), each with its done word set last behind a system fence,
+ * then an event; the poll watches the done words (no driver call when they
+ * are all there, the event after a while) and adds each out record to its
  * item's vector partial. Nothing here
  * synchronises the device: the buffers are kept per request place
  * (GR_REQUEST_MAX of them, and one for the blocking calls) and grow only
