@@ -78,6 +78,12 @@ if [ "$mode" = cpu ]; then
     same exact_np1 exact_np2_timed "exact mode, np 1 vs np 2 with --time-dots"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["dots_time_per_iteration"] > 0)' \
         "$tmp/exact_np2_timed.json" || fail "--time-dots: no positive dots_time_per_iteration"
+    # --phases needs the GPU's events: a usage error naming the fix on the cpu backend
+    if $MPIRUN -np 1 "$exe" --n $n --backend cpu --phases > "$tmp/phases_cpu.out" 2>&1; then
+        fail "--phases on the cpu backend succeeded"
+    fi
+    grep -q -- "--phases times the GPU's work" "$tmp/phases_cpu.out" ||
+        fail "--phases on the cpu backend: no message saying why: $(head -3 "$tmp/phases_cpu.out")"
     echo "cg: ok (cpu): exact np 1..4 agree ($(bits exact_np1)); fast repeatable for np 1 and 3"
     exit 0
 fi
@@ -96,4 +102,16 @@ for np in 1 2; do
     same ref_cpu gpu_exact_np$np "exact mode, cpu np 1 vs cuda np $np"
 done
 fast_and_cub cuda 1 2
-echo "cg: ok (gpu): cuda exact np 1 and 2 = cpu exact ($(bits ref_cpu)); cuda fast repeatable"
+# --phases: the same bits, and four phases whose sum is the iteration's time (events on the stream)
+for dots in gpureduce cub-mpi; do
+    mode=exact
+    [ $dots = cub-mpi ] && mode=fast
+    run gpu_phases_$dots 2 --backend cuda --dots $dots --mode $mode --phases
+    [ $dots = gpureduce ] && same ref_cpu gpu_phases_$dots "exact mode, cpu np 1 vs cuda np 2 with --phases"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["phases"]; t=d["time_per_iteration"]
+s=p["stencil"]+p["dots"]+p["values"]+p["update"]
+ok=p["iterations"]>=1 and all(p[k]>0 for k in ("stencil","dots","values","update")) and 0.5*t<=s<=1.5*t
+sys.exit(not ok)' "$tmp/gpu_phases_$dots.json" ||
+        fail "--phases ($dots): phases missing, not positive, or not adding up to time_per_iteration: $(cat "$tmp/gpu_phases_$dots.json")"
+done
+echo "cg: ok (gpu): cuda exact np 1 and 2 = cpu exact ($(bits ref_cpu)); cuda fast repeatable; --phases adds up"
