@@ -223,6 +223,11 @@ if want cg && [ -n "$CGX" ]; then
             # shellcheck disable=SC2086
             step "cg n=$n $run --time-dots" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 100 $run --time-dots --format json
         done
+        # where an iteration's time goes (stencil, dots, values to the host, update; CG.md "Speed")
+        for run in "--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode exact"; do
+            # shellcheck disable=SC2086
+            step "cg n=$n $run --phases" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 100 $run --phases --format json
+        done
     done
     command -v compute-sanitizer >/dev/null && step "memcheck gpureduce-cg" 60 "$CGO" $MPIRUN -np 1 compute-sanitizer \
         --tool memcheck --error-exitcode 99 "$CGX" --backend cuda --n 20 --mode exact --format json
