@@ -588,7 +588,8 @@ int bench_cuda_run_tuned(void *env, int arg, int buf, bench_result_t *res, doubl
 /* What a gpureduce user waits for: launch, then the result readable in host
  * memory, the backend's way for device data: poison the slot, launch, poll
  * the slot until the launch's sequence number and every field are there
- * (bounded, then a stream sync), no copy call (gr_cuda_reduce_wait). */
+ * (past the launch's own time, a stream query now and then), no copy call
+ * (gr_cuda_reduce_wait). */
 int bench_cuda_run_tuned_e2e(void *env, int arg, int buf, bench_result_t *res, double *self_s)
 {
     bench_cuda_t *c = env;

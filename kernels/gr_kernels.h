@@ -72,15 +72,31 @@ cudaError_t gr_cuda_launch_reduce(const gr_cuda_reduce_launch_t *l);
 void gr_cuda_result_poison(gr_local_t *slot);
 
 /*
+ * Wait on the host until ready(arg) returns non-zero (a result the GPU writes
+ * into mapped host memory as its last act) or the work before ev (stream when
+ * ev is NULL) is done. ready is polled for spin_ns nanoseconds (a launch's own
+ * time); past that the work queued before it on the stream is longer than the
+ * launch, and the poll goes on, asking the event every 20 us (an error then
+ * shows) and yielding the core in between, rather than sleeping in a sync whose
+ * wake-up costs about 10 us (docs/CG.md "Speed"). On a device the application
+ * set to cudaDeviceScheduleBlockingSync, and with spin_ns = 0, it synchronises
+ * at that point instead, as asked. ready is called once more after a query or
+ * a sync that ends the wait. Returns cudaSuccess when ready was seen, else the
+ * query's or the sync's status.
+ */
+cudaError_t gr_cuda_poll_wait(int (*ready)(void *), void *arg, cudaStream_t stream, cudaEvent_t ev,
+                              uint64_t spin_ns);
+
+/*
  * Wait for the launch with sequence number seq to fill `slot` (host view)
  * and copy the result to *out. First poll: the result is taken as soon as
  * slot->reserved == seq and no field still holds its poison (each field is
  * written once by one single-copy-atomic store, so a field that differs from
  * its poison holds this launch's value). A result whose true value equals a
  * poison (a NaN input of that exact payload, say) never passes the poll; it
- * is read after the fallback. Fallback after spin_ns nanoseconds (0: at
- * once): cudaEventSynchronize(ev), or cudaStreamSynchronize(stream) when ev
- * is NULL, then the slot is read as it is. A successful poll returns
+ * is read after the fallback. The wait is gr_cuda_poll_wait's (spin_ns = 0
+ * or seq = 0: cudaEventSynchronize(ev), or cudaStreamSynchronize(stream) when
+ * ev is NULL, at once), then the slot is read as it is. A successful poll returns
  * cudaSuccess with no driver call: the last block wrote the result at its end,
  * so the launch and everything before it on the stream ran (an error before
  * it would have stopped the kernel, and the poll would have timed out into

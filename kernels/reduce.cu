@@ -9,6 +9,7 @@
 #include "gr_dispatch.cuh"
 #include "gr_kernels.h"
 
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -98,28 +99,71 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-extern "C" cudaError_t gr_cuda_reduce_wait(gr_local_t *slot, unsigned int seq, cudaStream_t stream, cudaEvent_t ev,
-                                           uint64_t spin_ns, gr_local_t *out)
+/* Whether the application set blocking sync on the current device (cudaDeviceScheduleBlockingSync):
+ * then a long wait sleeps in the driver, as it asked. */
+static int blocking_sync(void)
 {
-    if (spin_ns > 0 && seq > 0) {
-        const uint64_t t0 = now_ns();
+    unsigned int f = 0;
+    return cudaGetDeviceFlags(&f) == cudaSuccess && (f & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync;
+}
+
+extern "C" cudaError_t gr_cuda_poll_wait(int (*ready)(void *), void *arg, cudaStream_t stream, cudaEvent_t ev,
+                                         uint64_t spin_ns)
+{
+    if (spin_ns > 0) {
+        if (ready(arg))
+            return cudaSuccess;
+        uint64_t ask = now_ns() + spin_ns;
+        int sleep = -1;
         for (unsigned int k = 1;; ++k) {
-            if (read_slot(slot, seq, out))
+            if ((k & 63u) == 0) {
+                const uint64_t t = now_ns();
+                if (t > ask) {
+                    if (sleep < 0)
+                        sleep = blocking_sync();
+                    if (sleep)
+                        break;
+                    const cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(stream);
+                    if (e != cudaErrorNotReady) { /* done (the result is there by now) or failed */
+                        (void)ready(arg);
+                        return e;
+                    }
+                    ask = t + 20000u;
+                    (void)sched_yield();
+                }
+            }
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            if (ready(arg))
                 /* The result is whole: the launch's last block ran to its
                  * end, so neither it nor any work before it on the stream
                  * failed (a failed or faulted context runs no later kernel).
                  * No stream query: it would cost a driver call per reduce. */
                 return cudaSuccess;
-            if ((k & 63u) == 0 && now_ns() - t0 > spin_ns)
-                break;
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
         }
     }
-    cudaError_t e = ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(stream);
-    (void)read_slot(slot, seq, out);
+    const cudaError_t e = ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(stream);
+    (void)ready(arg);
     return e;
+}
+
+typedef struct {
+    gr_local_t *slot, *out;
+    unsigned int seq;
+} slot_wait_t;
+
+static int slot_ready(void *p)
+{
+    const slot_wait_t *w = (const slot_wait_t *)p;
+    return read_slot(w->slot, w->seq, w->out);
+}
+
+extern "C" cudaError_t gr_cuda_reduce_wait(gr_local_t *slot, unsigned int seq, cudaStream_t stream, cudaEvent_t ev,
+                                           uint64_t spin_ns, gr_local_t *out)
+{
+    slot_wait_t w = {slot, out, seq};
+    return gr_cuda_poll_wait(slot_ready, &w, stream, ev, seq > 0 ? spin_ns : 0);
 }
 
 extern "C" uint64_t gr_cuda_reduce_spin_ns(uint64_t bytes)

@@ -13,7 +13,8 @@
  * sequence number, so a kernel that never wrote its result is caught, not
  * read. A device-resident reduce polls the slot (gr_cuda_reduce_wait: the
  * result is taken once the sequence number is there and no field holds its
- * poison, bounded, then a stream sync); the staged host path, which keeps
+ * poison; past the launch's own time, a stream query now and then:
+ * gr_cuda_poll_wait); the staged host path, which keeps
  * two chunks in flight, waits on each slot's event.
  *
  * Host data (gr_reduce_host) is staged through two pinned buffers and two

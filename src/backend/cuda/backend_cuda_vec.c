@@ -24,13 +24,11 @@
  * launch leaves them zero), then the block records of the batch's fast and
  * argext items.
  */
-#define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
 #include "gr_vec.h"
 #include "gr_vec_kernels.h"
 
-#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +56,7 @@ typedef struct vec_arena {
     gr_vec_out_t *host, *host_d; /* the out records: mapped pinned host memory, and its device address */
     size_t cap;
     cudaEvent_t ev;   /* recorded after the batch's kernels */
-    double spin_s;    /* the batch's own read time: a blocking poll asks ev only past it (poll_in) */
+    uint64_t spin_ns; /* the batch's own read time: a blocking poll asks ev only past it (poll_in) */
     int busy;
     unsigned char kind[GR_BATCH_MAX];
     int grid[GR_BATCH_MAX];
@@ -384,7 +382,7 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
         in_bytes += items[j].count * (uint64_t)gr_dtype_size(items[j].desc.dtype) *
                     (items[j].desc.op.kind == GR_OP_DOT ? 2u : 1u);
     }
-    a->spin_s = 1e-9 * (double)gr_cuda_reduce_spin_ns(in_bytes);
+    a->spin_ns = gr_cuda_reduce_spin_ns(in_bytes);
     gr_result_t r = GR_SUCCESS;
     GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k, ls), r, fail);
     GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, ls), r, fail);
@@ -419,60 +417,35 @@ static int outs_done(const vec_arena_t *a, int k)
     return 1;
 }
 
-/* Whether the application asked the driver to block its waits (cudaDeviceScheduleBlockingSync) on the
- * current device: then a long wait sleeps in the driver as it asked, and does not spin here. */
-static int blocking_sync(void)
+typedef struct {
+    const vec_arena_t *a;
+    int k;
+} outs_wait_t;
+
+static int outs_ready(void *p)
 {
-    unsigned int f = 0;
-    return cudaGetDeviceFlags(&f) == cudaSuccess && (f & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync;
+    const outs_wait_t *w = (const outs_wait_t *)p;
+    return outs_done(w->a, w->k);
 }
 
 /*
  * The batch is done when every out record's done word is set: each job's last block sets it behind a
  * system-scope fence after writing its record, as its last act, so the records are whole and every
  * kernel of the batch (and all work before it on the stream) ran: no driver call is needed. A blocking
- * poll watches the words; past a->spin_s (the batch's own read time) the work queued before it on the
- * stream is longer than the batch (a solver's stencil and update: CG.md "Speed"), and it goes on
- * watching them, asking the event every 20 us (an error of the stream then shows) and yielding the core
- * in between, rather than sleeping in cudaEventSynchronize, whose wake-up costs about 10 us on the H200
- * (the `values` phase of gpureduce-cg --phases at n = 512: 19 us against cub-mpi's 9). When the
- * application chose blocking sync for the device, the poll sleeps in cudaEventSynchronize past a->spin_s,
- * as it asked. A non-blocking poll asks the event when the words are not all there yet.
+ * poll is gr_cuda_poll_wait's on the words (spin: the batch's own read time; past it the event asked
+ * now and then); a non-blocking one asks the event when the words are not all there yet (an error of
+ * the stream then shows).
  */
 static gr_result_t poll_in(cuda_state_t *s, vec_arena_t *a, const gr_batch_item_t *items, int k, int block,
                            int *done, gr_vpartial_t *part)
 {
     cudaError_t e = cudaSuccess;
-    int seen = outs_done(a, k), asked = 0;
-    if (!seen && block) {
-        double ask = gr_now() + a->spin_s;
-        int sleep = -1;
-        for (unsigned int n = 1; !seen; ++n) {
-            if ((n & 63u) == 0) {
-                const double now = gr_now();
-                if (now > ask) {
-                    if (sleep < 0)
-                        sleep = blocking_sync();
-                    if (sleep)
-                        break;
-                    e = cudaEventQuery(a->ev);
-                    if (e != cudaErrorNotReady) { /* done (the words are set by now) or failed */
-                        asked = 1;
-                        break;
-                    }
-                    e = cudaSuccess;
-                    ask = now + 20e-6;
-                    (void)sched_yield();
-                }
-            }
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-            seen = outs_done(a, k);
-        }
+    if (block) {
+        outs_wait_t w = {a, k};
+        e = gr_cuda_poll_wait(outs_ready, &w, NULL, a->ev, a->spin_ns);
+    } else if (!outs_done(a, k)) {
+        e = cudaEventQuery(a->ev);
     }
-    if (!seen && !asked)
-        e = block ? cudaEventSynchronize(a->ev) : cudaEventQuery(a->ev);
     if (e == cudaErrorNotReady)
         return GR_SUCCESS;
     *done = 1;
