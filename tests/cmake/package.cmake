@@ -30,6 +30,9 @@ if(GR_WITH_CUDA)
   foreach(np 1 2)
     gr_add_mpi_test(gpu_embed_np${np} NP ${np} COMMAND $<TARGET_FILE:test_embed_gpu> LABELS gpu TIMEOUT 180)
   endforeach()
+  # the same with the application's cudaDeviceScheduleBlockingSync: the waits sleep in the driver
+  gr_add_mpi_test(gpu_embed_blocking_sync NP 1 COMMAND $<TARGET_FILE:test_embed_gpu> --blocking-sync LABELS gpu
+                  TIMEOUT 180)
   # examples/stream_sum against the installed tree, under mpirun -np 1 and 2.
   gr_add_script_test(gpu_package_stream_sum ${GR_TEST_DIR}/package/package.sh ARGS gpu LABELS gpu TIMEOUT 300)
 endif()

@@ -19,6 +19,11 @@
  *  - the calling thread's current device is the same after context creation
  *    (defaults and GR_DEVICE_CURRENT) and after every call (meaningful with
  *    two GPUs or more: the current device is set to another GPU).
+ * Every wait here sits behind ~20 ms of the producer on the stream, far past
+ * the launch's own time: the poll's watching past its spin (gr_cuda_poll_wait).
+ * With --blocking-sync the application first sets every GPU to
+ * cudaDeviceScheduleBlockingSync, and the waits sleep in the driver instead:
+ * the same checks on that path (ctest gpu_embed_blocking_sync).
  */
 #include "embed_common.h"
 #include "test_cuda.h"
@@ -26,6 +31,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 #include <mpi.h>
+#include <string.h>
 
 cudaError_t embed_launch_produce_late(float *x, unsigned long long n, float value, long long spin,
                                       cudaStream_t stream);
@@ -168,6 +174,21 @@ int main(int argc, char **argv)
     if (min_gpu == 0) {
         MPI_Finalize();
         GR_TEST_SKIP("no CUDA GPU visible");
+    }
+    if (argc > 1 && strcmp(argv[1], "--blocking-sync") == 0) {
+        /* the application's choice, before anything runs on the GPUs; the library must honour it */
+        for (int g = 0; g < ngpu; ++g) {
+            unsigned int f = 0;
+            CU(cudaSetDevice(g));
+            CU(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+            CU(cudaGetDeviceFlags(&f));
+            if ((f & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync)
+                GR_TEST_FAIL_("cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) on GPU %d left flags 0x%x", g, f);
+        }
+        if (rank == 0)
+            printf("every GPU set to cudaDeviceScheduleBlockingSync\n");
+    } else if (argc > 1) {
+        GR_TEST_FAIL_("unknown option %s (only --blocking-sync)", argv[1]);
     }
     MPI_Comm node;
     int lr = 0;
