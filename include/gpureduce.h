@@ -399,9 +399,28 @@ typedef struct gr_call {
     void *result_dev;        /**< cuda: device address (of the context's GPU) that receives the gr_value_t,
                                   written on the stream after the combine, on ranks that hold the result;
                                   NULL = none */
+    int ordered;             /**< with result_dev (device data, a stream given): the values reach result_dev
+                                  in stream order, so work queued on the stream after the start may read
+                                  them (rather than after gr_wait); see "Ordered results" below. 0 = no */
 } gr_call_t;
 
-/** Fill *call with the defaults (no stream of its own, no device result). */
+/*
+ * Ordered results (gr_call_t.ordered = 1, docs/LIBRARY.md). The start queues,
+ * on the call's stream, the delivery of every value to result_dev (on ranks
+ * that do not hold the result: gr_value_t.valid 0), so the caller may queue
+ * the work that consumes the values (a solver's update computing its step on
+ * the GPU) before it waits, and the GPU does not wait for the host to launch
+ * it. One rank, every item a fast floating dot: the kernels write the values
+ * themselves, nothing waits for the host. Otherwise the values need this
+ * rank's combine: the stream waits for it (a one-block kernel watching a host
+ * flag) until gr_wait or gr_test completes the request. Complete it before
+ * anything waits for that stream (cudaStreamSynchronize, a blocking copy, an
+ * event): as with NCCL's collectives, the stream depends on the host here.
+ * Freeing the context completes outstanding requests, so no stream is left
+ * waiting. A failed request delivers values with valid 0.
+ */
+
+/** Fill *call with the defaults (no stream of its own, no device result, not ordered). */
 void gr_call_init(gr_call_t *call);
 
 /**

@@ -658,6 +658,28 @@ __device__ __forceinline__ void dot_fast_tree(double (*sh)[GR_VEC_BLOCK], double
 }
 
 /*
+ * A fast dot's gr_value_t from its folded sum s0, as gr_vpartial_finish makes it of one rank's record
+ * (src/core/vecop.c): one term s0 gives f = s0 (its -0.0, its infinities), NaN the canonical quiet NaN
+ * and a nan_count of 1; count the elements; index -1; padding zero.
+ */
+__device__ __forceinline__ void dot_fast_value(gr_vec_value_t *res, double s0, uint64_t n, int dtype /* GR_C_*: gr_dtype_t's values */)
+{
+    gr_vec_value_t v;
+    v.valid = 1;
+    v.is_integer = 0;
+    v.overflow = 0;
+    v.pad0 = 0;
+    v.f = isnan(s0) ? __longlong_as_double(0x7ff8000000000000ll) : s0;
+    v.i = 0;
+    v.count = n;
+    v.nan_count = isnan(s0) ? 1u : 0u;
+    v.dtype = dtype;
+    v.pad1 = 0;
+    v.index = -1;
+    *res = v;
+}
+
+/*
  * The end of block blk of nblk of one fast product (every thread; s0..s2: this thread's sums): the
  * block's record rec[blk]; the job's last block then folds the nblk records in a fixed order (thread t
  * adds records t, t + 256, ... in turn, from -0.0, the identity of every sum; then the block's tree)
@@ -665,7 +687,8 @@ __device__ __forceinline__ void dot_fast_tree(double (*sh)[GR_VEC_BLOCK], double
  */
 __device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double s0, double s1, double s2,
                                              gr_vec_fast_rec_t *rec, gr_vec_fold_t *fold, gr_vec_out_t *out,
-                                             unsigned blk, unsigned nblk)
+                                             unsigned blk, unsigned nblk, gr_vec_value_t *res = nullptr,
+                                             uint64_t n = 0, int res_dtype = 0)
 {
     dot_fast_tree(sh, s0, s1, s2);
     if (threadIdx.x == 0) {
@@ -686,6 +709,8 @@ __device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double 
         out->fast.s[0] = sh[0][0];
         out->fast.s[1] = sh[1][0];
         out->fast.s[2] = sh[2][0];
+        if (res) /* a dot's value at one rank: the record's s[0], NaN as the host writes it */
+            dot_fast_value(res, sh[0][0], n, res_dtype);
     }
     gr_vec_fold_done(&fold->ticket, out);
 }
@@ -694,7 +719,8 @@ __device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double 
 template <int DT, bool SQ>
 __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint64_t n, gr_vec_fast_rec_t *rec,
                                               gr_vec_fold_t *fold, gr_vec_out_t *out, unsigned blk,
-                                              unsigned nblk, double (*sh)[GR_VEC_BLOCK])
+                                              unsigned nblk, double (*sh)[GR_VEC_BLOCK],
+                                              gr_vec_value_t *res = nullptr, int res_dtype = 0)
 {
     double s0, s1 = 0.0, s2 = 0.0;
     if constexpr (DT == GR_C_I32 || DT == GR_C_I64) {
@@ -714,7 +740,7 @@ __device__ __forceinline__ void dot_fast_body(const void *x, const void *y, uint
             s2 = dot_fold4(acc.s2);
         }
     }
-    dot_fast_end(sh, s0, s1, s2, rec, fold, out, blk, nblk);
+    dot_fast_end(sh, s0, s1, s2, rec, fold, out, blk, nblk, res, n, res_dtype);
 }
 
 /* A fast pair's two products (gr_vec_kernels.h): x.y in p[0], x.y2 in p[1], each as its single job's. */
@@ -740,9 +766,12 @@ __device__ __forceinline__ void dot_fast_pair_body(const gr_vec_jobs_t &jobs, co
     gr_vec_loop_ny<T, 2, YX, GR_VEC_LOOP_U>((const T *)J->x, ys, J->n, (uint64_t)blk * GR_VEC_BLOCK + threadIdx.x,
                                              (uint64_t)nblk * GR_VEC_BLOCK, acc);
     gr_vec_fast_rec_t *rec = (gr_vec_fast_rec_t *)J->rec;
-    dot_fast_end(sh, dot_fold4(acc.p[0].s0), 0.0, 0.0, rec, jobs.fold + J->slot, jobs.out + J->slot, blk, nblk);
     const unsigned s2 = J->pair - 1u;
-    dot_fast_end(sh, dot_fold4(acc.p[1].s0), 0.0, 0.0, rec + nblk, jobs.fold + s2, jobs.out + s2, blk, nblk);
+    gr_vec_value_t *const res = jobs.result;
+    dot_fast_end(sh, dot_fold4(acc.p[0].s0), 0.0, 0.0, rec, jobs.fold + J->slot, jobs.out + J->slot, blk, nblk,
+                 res ? res + J->slot : nullptr, J->n, J->dtype);
+    dot_fast_end(sh, dot_fold4(acc.p[1].s0), 0.0, 0.0, rec + nblk, jobs.fold + s2, jobs.out + s2, blk, nblk,
+                 res ? res + s2 : nullptr, J->n, J->dtype);
 }
 
 /* The cases of a switch on dtype * 2 + flag for the floating dtypes: CALL(DT, flag). */
@@ -797,7 +826,8 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_batch(const __grid_c
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
 #define GR_FAST_CALL(DT, SQ)                                                                                         \
     dot_fast_body<DT, SQ>(J->x, SQ ? J->x : J->y, J->n, (gr_vec_fast_rec_t *)J->rec, jobs.fold + J->slot,         \
-                          jobs.out + J->slot, blk, (unsigned)J->grid, sh)
+                          jobs.out + J->slot, blk, (unsigned)J->grid, sh,                                          \
+                          jobs.result && !SQ ? jobs.result + J->slot : nullptr, J->dtype)
     GR_VEC_DISPATCH(J, GR_FAST_CALL)
 #undef GR_FAST_CALL
 }

@@ -136,6 +136,16 @@ cudaError_t gr_cuda_launch_generate(void *out, int dtype, int gen, uint64_t seed
  */
 cudaError_t gr_cuda_launch_store(void *dst, const void *src, size_t n, cudaStream_t stream);
 
+/*
+ * An ordered result's release (gr_call_t.ordered, src/backend/cuda/backend_cuda_order.c): one block
+ * queued on stream that waits until the host stores seq into *flag (mapped pinned memory, device
+ * view), then copies bytes [0, n) of src (mapped pinned memory, device view) to dst (device memory)
+ * and stores seq into *ack (mapped) behind a system-scope fence, so the host knows src was read.
+ * The stream's later work sees dst. n is a multiple of 8.
+ */
+cudaError_t gr_cuda_launch_release(const unsigned int *flag, unsigned int *ack, unsigned int seq, const void *src,
+                                   void *dst, size_t n, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -106,6 +106,19 @@ typedef struct gr_vec_job {
         unsigned short pair;  /* dot: 0, or a pair job: 1 + the second product's slot */
     };
 } gr_vec_job_t;
+/* An ordered result the kernel writes itself (gr_call_t.ordered; one rank, fast floating dot: the value is
+ * the folded record's s[0], gr_vpartial_finish's result for one term): gpureduce.h's gr_value_t, field for
+ * field (static-asserted in backend_cuda_vec.c), its padding named so that it is written as zero, as the
+ * host's memset leaves it. */
+typedef struct gr_vec_value {
+    int valid, is_integer, overflow, pad0;
+    double f;
+    int64_t i;
+    uint64_t count, nan_count;
+    int dtype, pad1;
+    int64_t index;
+} gr_vec_value_t;
+
 /* Passed by value as the kernel's parameter (3.6 KB: within the 4 KB every CUDA version takes), declared
  * __grid_constant__ so that its address (a job's) is taken without a per-thread copy. */
 typedef struct gr_vec_jobs {
@@ -113,6 +126,8 @@ typedef struct gr_vec_jobs {
     int reserved;
     gr_vec_fold_t *fold; /* GR_VEC_JOBS_MAX fold scratches (job j uses fold[job[j].slot]) */
     gr_vec_out_t *out;   /* GR_VEC_JOBS_MAX out records (job j writes out[job[j].slot]) */
+    gr_vec_value_t *result; /* fast dot jobs: result[slot] too (device memory), the value of a rank's combine
+                             * when it is the only rank; NULL: none */
     gr_vec_job_t job[GR_VEC_JOBS_MAX];
 } gr_vec_jobs_t;
 #ifdef __cplusplus

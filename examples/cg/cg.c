@@ -20,6 +20,7 @@
  *   mpirun -np 4 gpureduce-cg --n 128 --mode exact --format json
  */
 #include "cg.h"
+#include "cg_point.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,6 +36,8 @@ static const char *const mode_names[] = {"fast", "exact", NULL};
 static const char *const backend_names[] = {"auto", "cuda", "cpu", NULL};
 static const char *const dots_names[] = {"gpureduce", "cub-mpi", NULL};
 static const char *const format_names[] = {"table", "json", NULL};
+enum { UPDATE_AUTO, UPDATE_HOST, UPDATE_DEVICE };
+static const char *const update_names[] = {"auto", "host", "device", NULL};
 
 typedef struct opts {
     int64_t n, maxit;
@@ -42,6 +45,7 @@ typedef struct opts {
     int mode;    /* gr_mode_t */
     int backend; /* gr_backend_t */
     int dots;    /* dots_t */
+    int update;  /* UPDATE_*; after main resolves auto: UPDATE_HOST or UPDATE_DEVICE */
     int json, help;
     int time_dots; /* --time-dots: the dots' share of an iteration (the vectors synchronised before them) */
     int phases;    /* --phases: the GPU time of each phase of an iteration, from events on the stream */
@@ -68,6 +72,9 @@ static const char *usage_text =
     "  --backend auto|cuda|cpu  where the vectors live (auto: the GPU when every rank sees one)\n"
     "  --dots gpureduce|cub-mpi  who computes the dot products (gpureduce); cub-mpi: CUB, a copy to the\n"
     "                         host and MPI_Allreduce (cpu backend: a host loop and MPI_Allreduce)\n"
+    "  --update auto|host|device  who computes alpha and beta (auto: device with --dots gpureduce on the\n"
+    "                         GPU, else host); device: the update is queued before the dots' values reach\n"
+    "                         the host, from gpureduce's ordered result in device memory (the same bits)\n"
     "  --format table|json    output (table)\n"
     "  --time-dots            also time the dot products alone (dots_time_per_iteration): the GPU is\n"
     "                         synchronised before them, so time_per_iteration grows a little\n"
@@ -160,6 +167,7 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
     o->mode = GR_MODE_FAST;
     o->backend = GR_BACKEND_AUTO;
     o->dots = DOTS_GPUREDUCE;
+    o->update = UPDATE_AUTO;
     o->json = 0;
     o->help = 0;
     o->time_dots = 0;
@@ -171,6 +179,7 @@ static void parse_options(cg_t *cg, int argc, char **argv, opts_t *o)
     } choices[] = {{"--mode", mode_names, &o->mode},
                    {"--backend", backend_names, &o->backend},
                    {"--dots", dots_names, &o->dots},
+                   {"--update", update_names, &o->update},
                    {"--format", format_names, &o->json}};
     for (int a = 1; a < argc; ++a) {
         const char *opt = argv[a];
@@ -248,6 +257,39 @@ int cg_halo_mpi(cg_t *cg, const double *send_lo, const double *send_hi, double *
     return 0;
 }
 
+/* Start k reductions over the interior points with the call's options: x[j] . y[j], or ||x[j]|| when y[j]
+ * is NULL (whole vectors, halos included), every rank gets them. */
+static gr_request_t batch_start(cg_t *cg, const double *const *x, const double *const *y, int k,
+                                const gr_call_t *call)
+{
+    gr_batch_item_t items[4];
+    for (int j = 0; j < k; ++j) {
+        gr_batch_item_init(&items[j]);
+        items[j].desc.dtype = GR_F64;
+        items[j].desc.mode = cg->mode;
+        items[j].desc.all_ranks = 1;
+        items[j].desc.op.kind = y[j] ? GR_OP_DOT : GR_OP_NRM2;
+        items[j].x = x[j] + cg->plane;
+        items[j].y = y[j] ? y[j] + cg->plane : NULL;
+        items[j].count = (uint64_t)(cg->nz * cg->plane);
+    }
+    gr_request_t req = NULL;
+    if (cg->stream)
+        GR_TRY(cg, gr_ireduce_batch_device(cg->ctx, items, k, call, &req));
+    else
+        GR_TRY(cg, gr_ireduce_batch_host(cg->ctx, items, k, call, &req));
+    return req;
+}
+
+/* Complete a batch of k (at most 4): the values into out. */
+static void batch_wait(cg_t *cg, gr_request_t *req, int k, double *out)
+{
+    gr_value_t v[4];
+    GR_TRY(cg, gr_wait(req, v, NULL));
+    for (int j = 0; j < k; ++j)
+        out[j] = v[j].f;
+}
+
 /*
  * k reductions over the interior points, every rank gets them:
  * out[j] = x[j] . y[j], or ||x[j]|| when y[j] is NULL (whole vectors, halos included).
@@ -268,33 +310,45 @@ static void reduce(cg_t *cg, int dots, const double *const *x, const double *con
                 out[j] = sqrt(out[j]);
         return;
     }
-    gr_batch_item_t items[KMAX];
-    for (int j = 0; j < k; ++j) {
-        gr_batch_item_init(&items[j]);
-        items[j].desc.dtype = GR_F64;
-        items[j].desc.mode = cg->mode;
-        items[j].desc.all_ranks = 1;
-        items[j].desc.op.kind = y[j] ? GR_OP_DOT : GR_OP_NRM2;
-        items[j].x = x[j] + cg->plane;
-        items[j].y = y[j] ? y[j] + cg->plane : NULL;
-        items[j].count = (uint64_t)(cg->nz * cg->plane);
-    }
     /* Started on the solver's stream: ordered after the stencil queued there, no host synchronisation
      * before it; the host blocks once, in gr_wait, for the k values. */
     gr_call_t call;
     gr_call_init(&call);
     call.stream = (gr_stream_t)cg->stream;
-    gr_request_t req = NULL;
-    if (cg->stream)
-        GR_TRY(cg, gr_ireduce_batch_device(cg->ctx, items, k, &call, &req));
-    else
-        GR_TRY(cg, gr_ireduce_batch_host(cg->ctx, items, k, &call, &req));
+    gr_request_t req = batch_start(cg, x, y, k, &call);
     if (cg->mark_it >= 0) /* --phases: after the GPU work of the dots, before the host waits */
         TRY(cg, cg->ops->mark(cg, cg->mark_it, CG_MARK_DOTS));
-    gr_value_t v[KMAX];
-    GR_TRY(cg, gr_wait(&req, v, NULL));
-    for (int j = 0; j < k; ++j)
-        out[j] = v[j].f;
+    batch_wait(cg, &req, k, out);
+}
+
+/*
+ * --update device: gamma = r.r and delta = r.w as gpureduce's ORDERED result: the two gr_value_t reach
+ * cg->vals_dev in stream order (one rank, fast: written by the batch's kernel; else after this rank's
+ * combine), so the update that reads them is queued (queue: not after the last iteration) before the host
+ * waits, and the GPU goes from the dots to the update without waiting for the host. The host then waits
+ * for the same values (its stopping test and bookkeeping). The update computes alpha and beta as the
+ * host does (cg_step) and skips itself where the host stops (cg_recursive_residual), so the bits are those
+ * of --update host.
+ */
+static void dots_then_update(cg_t *cg, const double *const *x, const double *const *y, double *out, int queue,
+                             double gamma_prev, double alpha_prev, int first, double bnorm, double tol)
+{
+    gr_call_t call;
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)cg->stream;
+    call.result_dev = cg->vals_dev;
+    call.ordered = 1;
+    gr_request_t req = batch_start(cg, x, y, 2, &call);
+    if (cg->mark_it >= 0) { /* nothing on the stream waits for the host: values takes no GPU time */
+        TRY(cg, cg->ops->mark(cg, cg->mark_it, CG_MARK_DOTS));
+        TRY(cg, cg->ops->mark(cg, cg->mark_it, CG_MARK_VALUES));
+    }
+    if (queue) {
+        TRY(cg, cg->ops->update_dev(cg, gamma_prev, alpha_prev, first, bnorm, tol));
+        if (cg->mark_it >= 0)
+            TRY(cg, cg->ops->mark(cg, cg->mark_it, CG_MARK_UPDATE));
+    }
+    batch_wait(cg, &req, 2, out);
 }
 
 static uint64_t mix64(uint64_t z)
@@ -362,23 +416,29 @@ static void solve(cg_t *cg, const opts_t *o, result_t *res)
             TRY(cg, cg->ops->sync(cg));
             t0 = MPI_Wtime();
         }
-        reduce(cg, o->dots, dx, dy, 2, gd); /* gamma = r.r, delta = r.Ar */
+        /* gamma = r.r, delta = r.Ar */
+        if (o->update == UPDATE_DEVICE) {
+            dots_then_update(cg, dx, dy, gd, it < o->maxit, gamma_prev, alpha_prev, it == 0, bnorm, o->tol);
+        } else {
+            reduce(cg, o->dots, dx, dy, 2, gd);
+            if (o->phases)
+                TRY(cg, cg->ops->mark(cg, it, CG_MARK_VALUES));
+        }
         if (o->time_dots && it >= 1)
             t_dots += MPI_Wtime() - t0;
-        if (o->phases)
-            TRY(cg, cg->ops->mark(cg, it, CG_MARK_VALUES));
         cg->mark_it = -1;
         const double gamma = gd[0], delta = gd[1];
-        res->recursive = sqrt(gamma) / bnorm;
+        res->recursive = cg_recursive_residual(gamma, bnorm);
         res->converged = res->recursive <= o->tol;
         if (res->converged || it >= o->maxit || !isfinite(res->recursive))
-            break;
-        const double beta = it == 0 ? 0.0 : gamma / gamma_prev;
-        const double eta = it == 0 ? delta : delta - beta * gamma / alpha_prev; /* = p.Ap */
-        const double alpha = gamma / eta;
-        TRY(cg, cg->ops->update(cg, alpha, beta));
-        if (o->phases)
-            TRY(cg, cg->ops->mark(cg, it, CG_MARK_UPDATE));
+            break; /* --update device: the queued update has skipped itself on the same test */
+        double alpha, beta;
+        cg_step(gamma, delta, gamma_prev, alpha_prev, it == 0, &alpha, &beta);
+        if (o->update != UPDATE_DEVICE) {
+            TRY(cg, cg->ops->update(cg, alpha, beta));
+            if (o->phases)
+                TRY(cg, cg->ops->mark(cg, it, CG_MARK_UPDATE));
+        }
         gamma_prev = gamma;
         alpha_prev = alpha;
         ++it;
@@ -416,10 +476,11 @@ static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
     const char *dots = dots_names[o->dots];
     if (o->json) {
         printf("{\"np\": %d, \"n\": %lld, \"unknowns\": %lld, \"mode\": \"%s\", \"backend\": \"%s\", \"dots\": \"%s\", "
-               "\"tol\": %.17g, \"maxit\": %lld, \"iterations\": %lld, \"converged\": %s, \"residual\": %.17g, "
+               "\"update\": \"%s\", \"tol\": %.17g, \"maxit\": %lld, \"iterations\": %lld, \"converged\": %s, \"residual\": %.17g, "
                "\"residual_hex\": \"%a\", \"recursive_residual\": %.17g, \"solution_hash\": \"%016llx\", "
                "\"time_per_iteration\": %.6e",
-               cg->np, (long long)o->n, (long long)(o->n * o->n * o->n), mode, cg->ops->name, dots, o->tol,
+               cg->np, (long long)o->n, (long long)(o->n * o->n * o->n), mode, cg->ops->name, dots,
+               update_names[o->update], o->tol,
                (long long)o->maxit, (long long)res->iterations, res->converged ? "true" : "false", res->residual,
                res->residual, res->recursive, (unsigned long long)res->hash, res->time_per_iteration);
         if (o->time_dots)
@@ -438,6 +499,7 @@ static void print_result(const cg_t *cg, const opts_t *o, const result_t *res)
     printf("  %-20s %s\n", "mode", mode);
     printf("  %-20s %s\n", "backend", cg->ops->name);
     printf("  %-20s %s\n", "dots", dots);
+    printf("  %-20s %s\n", "update", update_names[o->update]);
     printf("  %-20s %lld (%s, tol %g, maxit %lld)\n", "iterations", (long long)res->iterations,
            res->converged ? "converged" : "not converged", o->tol, (long long)o->maxit);
     printf("  %-20s %.6e  ||b - Ax|| / ||b||\n", "residual", res->residual);
@@ -550,6 +612,15 @@ int main(int argc, char **argv)
         }
         GR_TRY(cg, gr_ctx_create(cg->comm, &cfg, &cg->ctx));
     }
+
+    /* --update device needs gpureduce's ordered result in device memory, so the GPU and --dots gpureduce */
+    const int can_dev = o.dots == DOTS_GPUREDUCE && cg->stream && cg->ops->update_dev;
+    if (o.update == UPDATE_DEVICE && !can_dev)
+        usage_error(cg, "--update device queues the update before the dots' values reach the host, from "
+                        "gpureduce's ordered result on the GPU: it needs --dots gpureduce and the cuda backend; "
+                        "use --update host (or auto)");
+    if (o.update == UPDATE_AUTO)
+        o.update = can_dev ? UPDATE_DEVICE : UPDATE_HOST;
 
     result_t res;
     memset(&res, 0, sizeof(res));

@@ -27,6 +27,10 @@ typedef struct cg_ops {
     /* out = A v, or out = b - A v when b is not NULL (v's halos must be current) */
     int (*apply)(cg_t *cg, double *out, const double *v, const double *b);
     int (*update)(cg_t *cg, double alpha, double beta); /* cg_update_point at every point */
+    /* --update device (NULL where the vectors are not on a GPU): the same update, queued before the dots'
+     * values reach the host; alpha and beta from the two gr_value_t at cg->vals_dev (gpureduce's ordered
+     * result), nothing when the stopping test holds (cg_point.h: cg_step, cg_recursive_residual) */
+    int (*update_dev)(cg_t *cg, double gamma_prev, double alpha_prev, int first, double bnorm, double tol);
     int (*plane_to_host)(cg_t *cg, const double *v, int64_t kz, double *host); /* interior plane kz */
     int (*sync)(cg_t *cg);                 /* the vectors are up to date for a reader outside the stream */
     /* --dots cub-mpi: out[j] = this rank's sum of x[j][i] * y[j][i] over its interior points */
@@ -41,7 +45,9 @@ typedef struct cg_ops {
 /* --phases: the marks of an iteration on the stream, and the phases between them: stencil (the halo
  * exchange and A r), dots (r.r and r.w: the GPU work queued for them, to its end), values (from there to
  * the values on the host: the host's wait and, on its side, the combine), update (alpha and beta on the
- * host, the update's launch and kernel). A mark the host records after it waited times the host. */
+ * host, the update's launch and kernel). A mark the host records after it waited times the host. With
+ * --update device nothing on the stream waits for the host: values is 0 and dots ends when the values are
+ * in device memory (one rank, fast: the batch's kernel; else after this rank's combine). */
 enum { CG_MARK_START, CG_MARK_STENCIL, CG_MARK_DOTS, CG_MARK_VALUES, CG_MARK_UPDATE, CG_MARKS };
 enum { CG_PHASES = CG_MARKS - 1 };
 /* --phases keeps the marks of at most this many iterations */
@@ -65,6 +71,7 @@ struct cg {
     gr_ctx_t ctx;
     gr_mode_t mode;
     void *stream;   /* the solver's CUDA stream (cudaStream_t), NULL on the cpu backend */
+    void *vals_dev; /* --update device: 2 gr_value_t in device memory, the dots' ordered result */
     int64_t mark_it; /* --phases: the iteration being marked, -1 when none */
 
     char err[512];

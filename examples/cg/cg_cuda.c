@@ -74,6 +74,8 @@ static int cuda_init(cg_t *cg)
     CUDA_TRY(cg, cg_cub_dot_temp_bytes(cg->nz * cg->plane, &bs->cub_bytes));
     CUDA_TRY(cg, cudaMalloc(&bs->cub_temp, bs->cub_bytes ? bs->cub_bytes : 1));
     CUDA_TRY(cg, cudaMalloc((void **)&bs->cub_out, 4 * sizeof(double)));
+    CUDA_TRY(cg, cudaMalloc(&cg->vals_dev, 2 * sizeof(gr_value_t)));
+    CUDA_TRY(cg, cudaMemsetAsync(cg->vals_dev, 0, 2 * sizeof(gr_value_t), bs->stream));
     CUDA_TRY(cg, cudaStreamSynchronize(bs->stream));
     return 0;
 }
@@ -95,6 +97,9 @@ static void cuda_fini(cg_t *cg)
             (void)cudaFree(bs->cub_temp);
         if (bs->cub_out)
             (void)cudaFree(bs->cub_out);
+        if (cg->vals_dev)
+            (void)cudaFree(cg->vals_dev);
+        cg->vals_dev = NULL;
         for (int64_t j = 0; bs->ev && j < bs->ev_iters * CG_MARKS; ++j)
             if (bs->ev[j])
                 (void)cudaEventDestroy(bs->ev[j]);
@@ -142,6 +147,17 @@ static int cuda_update(cg_t *cg, double alpha, double beta)
     const int64_t o = cg->plane;
     CUDA_TRY(cg, cg_launch_update(alpha, beta, cg->v[CG_W] + o, cg->v[CG_X] + o, cg->v[CG_R] + o, cg->v[CG_P] + o,
                                   cg->v[CG_S] + o, cg->nz * cg->plane, ((cuda_bs_t *)cg->bs)->stream));
+    return 0;
+}
+
+static int cuda_update_dev(cg_t *cg, double gamma_prev, double alpha_prev, int first, double bnorm, double tol)
+{
+    const int64_t o = cg->plane;
+    const gr_value_t *v = (const gr_value_t *)cg->vals_dev;
+    CUDA_TRY(cg, cg_launch_update_dev(&v[0].f, &v[1].f, &v[0].valid, &v[1].valid, gamma_prev, alpha_prev, first,
+                                      bnorm, tol, cg->v[CG_W] + o, cg->v[CG_X] + o, cg->v[CG_R] + o,
+                                      cg->v[CG_P] + o, cg->v[CG_S] + o, cg->nz * cg->plane,
+                                      ((cuda_bs_t *)cg->bs)->stream));
     return 0;
 }
 
@@ -227,6 +243,7 @@ static int cuda_phases(cg_t *cg, double *t, int64_t *iters)
 }
 
 const cg_ops_t cg_cuda_ops = {.name = "cuda", .init = cuda_init, .fini = cuda_fini, .halo = cuda_halo,
-                              .apply = cuda_apply, .update = cuda_update, .plane_to_host = cuda_plane_to_host,
+                              .apply = cuda_apply, .update = cuda_update, .update_dev = cuda_update_dev,
+                              .plane_to_host = cuda_plane_to_host,
                               .sync = cuda_sync, .local_dots = cuda_local_dots, .mark = cuda_mark,
                               .phases = cuda_phases};

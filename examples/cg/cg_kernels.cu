@@ -48,6 +48,41 @@ __global__ void cg_update_kernel(double alpha, double beta, const double *__rest
     }
 }
 
+/* The update of an iteration whose dot products are still on their way: alpha and beta from gamma and delta
+ * (device memory, written in stream order by gpureduce's ordered result), nothing when the stopping test
+ * holds (the host stops there too: the same arithmetic) or a value is not valid (the host reports that). */
+__global__ void cg_update_dev_kernel(const double *__restrict__ gamma, const double *__restrict__ delta,
+                                     const int *__restrict__ valid0, const int *__restrict__ valid1,
+                                     double gamma_prev, double alpha_prev, int first, double bnorm, double tol,
+                                     const double *__restrict__ w, double *__restrict__ x, double *__restrict__ r,
+                                     double *__restrict__ p, double *__restrict__ s, int64_t count)
+{
+    if (!*valid0 || !*valid1)
+        return;
+    const double g = *gamma, d = *delta, res = cg_recursive_residual(g, bnorm);
+    if (res <= tol || !isfinite(res))
+        return;
+    double alpha, beta;
+    cg_step(g, d, gamma_prev, alpha_prev, first, &alpha, &beta);
+    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < count; c += (int64_t)gridDim.x * blockDim.x) {
+        double xc = x[c], rc = r[c], pc = p[c], sc = s[c];
+        cg_update_point(alpha, beta, w[c], &xc, &rc, &pc, &sc);
+        x[c] = xc;
+        r[c] = rc;
+        p[c] = pc;
+        s[c] = sc;
+    }
+}
+
+/* The update's grid: 256 threads a block, at most 65536 blocks (grid-stride beyond). */
+static unsigned update_grid(int64_t count)
+{
+    int64_t grid = (count + 255) / 256;
+    if (grid > 65536)
+        grid = 65536;
+    return (unsigned)(grid < 1 ? 1 : grid);
+}
+
 extern "C" cudaError_t cg_launch_rhs(double *b, int64_t n, int64_t nz, int64_t z0, cudaStream_t stream)
 {
     cg_rhs_kernel<<<plane_grid(n, nz), CG_BLOCK_X, 0, stream>>>(b, n, z0);
@@ -64,12 +99,17 @@ extern "C" cudaError_t cg_launch_apply(double *out, const double *v, const doubl
 extern "C" cudaError_t cg_launch_update(double alpha, double beta, const double *w, double *x, double *r, double *p,
                                         double *s, int64_t count, cudaStream_t stream)
 {
-    const int block = 256;
-    int64_t grid = (count + block - 1) / block;
-    if (grid > 65536)
-        grid = 65536;
-    if (grid < 1)
-        grid = 1;
-    cg_update_kernel<<<(unsigned)grid, block, 0, stream>>>(alpha, beta, w, x, r, p, s, count);
+    cg_update_kernel<<<update_grid(count), 256, 0, stream>>>(alpha, beta, w, x, r, p, s, count);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cg_launch_update_dev(const double *gamma, const double *delta, const int *valid0,
+                                            const int *valid1, double gamma_prev, double alpha_prev, int first,
+                                            double bnorm, double tol, const double *w, double *x, double *r,
+                                            double *p, double *s, int64_t count, cudaStream_t stream)
+{
+    cg_update_dev_kernel<<<update_grid(count), 256, 0, stream>>>(gamma, delta, valid0, valid1, gamma_prev,
+                                                                 alpha_prev, first, bnorm, tol, w, x, r, p, s,
+                                                                 count);
     return cudaGetLastError();
 }

@@ -21,6 +21,13 @@ cudaError_t cg_launch_apply(double *out, const double *v, const double *b, int64
 /* cg_update_point at count points (interior pointers). */
 cudaError_t cg_launch_update(double alpha, double beta, const double *w, double *x, double *r, double *p, double *s,
                              int64_t count, cudaStream_t stream);
+/* The same, queued before the iteration's dot products reach the host: alpha and beta from *gamma and
+ * *delta (device memory; cg_step), nothing when the stopping test holds (cg_recursive_residual <= tol or not
+ * finite) or *valid0 / *valid1 is 0. */
+cudaError_t cg_launch_update_dev(const double *gamma, const double *delta, const int *valid0, const int *valid1,
+                                 double gamma_prev, double alpha_prev, int first, double bnorm, double tol,
+                                 const double *w, double *x, double *r, double *p, double *s, int64_t count,
+                                 cudaStream_t stream);
 
 /* --dots cub-mpi: bytes of CUB temporary storage for one dot of count elements. */
 cudaError_t cg_cub_dot_temp_bytes(int64_t count, size_t *bytes);

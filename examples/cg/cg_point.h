@@ -12,6 +12,7 @@
 #ifndef CG_POINT_H
 #define CG_POINT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -58,5 +59,24 @@ CG_HD void cg_update_point(double alpha, double beta, double w, double *x, doubl
     *p = pn;
     *s = sn;
 }
+
+/*
+ * An iteration's step from its two dot products gamma = r.r and delta = r.w
+ * (Chronopoulos-Gear; first: the first iteration, beta = 0): alpha and beta
+ * from the previous iteration's gamma and alpha. The host (cg.c) and, when
+ * the update is queued before the values reach the host, the update kernel
+ * (cg_kernels.cu) both take them from here: the same bits.
+ */
+CG_HD void cg_step(double gamma, double delta, double gamma_prev, double alpha_prev, int first, double *alpha,
+                   double *beta)
+{
+    const double b = first ? 0.0 : gamma / gamma_prev;
+    const double eta = first ? delta : delta - b * gamma / alpha_prev; /* = p.Ap */
+    *alpha = gamma / eta;
+    *beta = b;
+}
+
+/* The stopping test's residual, sqrt(r.r) / ||b||; the solver stops when it is <= tol or not finite. */
+CG_HD double cg_recursive_residual(double gamma, double bnorm) { return sqrt(gamma) / bnorm; }
 
 #endif /* CG_POINT_H */

@@ -173,11 +173,16 @@ typedef struct gr_backend_ops {
      * gr_cuda_vec_start / gr_cuda_vec_poll say (gr_vec.h). NULL: the backend has no
      * device memory (host items take the host kernels on every backend, vecop.c). */
     gr_result_t (*vec_start)(gr_ctx_t ctx, const gr_batch_item_t *items, int k, void *stream, int blocking,
-                             int *token);
+                             void *result_dev, int *token);
     gr_result_t (*vec_poll)(gr_ctx_t ctx, int token, const gr_batch_item_t *items, int k, int block, int *done,
                             struct gr_vpartial *part);
     /* The chunked file input's stream (src/io/gr_stream.h): how chunks reach this backend. */
     const struct gr_stream_ops *stream;
+    /* Ordered results (gr_call_t.ordered): order_arm queues on stream a wait for this rank's release and,
+     * after it, the delivery of n bytes to device address dst, and returns a token; order_release (once
+     * per token, whatever happened) hands it the n bytes to deliver. NULL: no device results. */
+    gr_result_t (*order_arm)(gr_ctx_t ctx, void *stream, void *dst, size_t n, int *token);
+    void (*order_release)(gr_ctx_t ctx, int token, const void *bytes, size_t n);
 } gr_backend_ops_t;
 
 extern const gr_backend_ops_t gr_backend_cpu_ops;

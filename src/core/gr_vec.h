@@ -102,9 +102,12 @@ gr_result_t gr_cpu_vec_reduce(int threads, const gr_batch_item_t *it, gr_vpartia
  * the results into part[j] (initialised by the caller) once they are there
  * (block: wait for them) and frees the token when it reports *done (also on
  * failure). The bits of each item are those of the same item alone.
+ * result_dev (NULL: none): every item is a fast floating dot and this rank is
+ * the only one: the kernels also write each item's gr_value_t, the value its
+ * poll and combine give, to result_dev[j] (an ordered result, request.c).
  */
 gr_result_t gr_cuda_vec_start(gr_ctx_t ctx, const gr_batch_item_t *items, int k, void *stream, int blocking,
-                              int *token);
+                              void *result_dev, int *token);
 gr_result_t gr_cuda_vec_poll(gr_ctx_t ctx, int token, const gr_batch_item_t *items, int k, int block, int *done,
                              gr_vpartial_t *part);
 
@@ -131,9 +134,14 @@ typedef struct gr_batch_local {
 int gr_batch_local_slots(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device);
 /* Check the batch's shape and descriptors (the same on every rank, so every rank fails alike). */
 gr_result_t gr_batch_check(gr_ctx_t ctx, const gr_batch_item_t *items, int k);
-/* Start the local part into part[0..k) (kernel_exact: the exact kernels whatever the mode). */
+/* Start the local part into part[0..k) (kernel_exact: the exact kernels whatever the mode). result_dev
+ * (NULL: none; only where gr_batch_direct_result says so): the kernels also write the k values there. */
 void gr_batch_local_start(gr_batch_local_t *b, gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device,
-                          int kernel_exact, void *stream, int blocking, gr_vpartial_t *part);
+                          int kernel_exact, void *stream, int blocking, void *result_dev, gr_vpartial_t *part);
+/* 1 when the kernels can write the batch's values themselves, in stream order (an ordered result with no
+ * host step): device memory, one rank (the combine is the identity), every item a fast floating dot with
+ * elements, whose value is its folded sum (gr_vpartial_finish of one term; kernels/dot.cu). */
+int gr_batch_direct_result(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device);
 /* 1 when the local part is complete (block: wait for it); then b->r is its result. */
 int gr_batch_local_poll(gr_batch_local_t *b, int block);
 /* The combine of k partials in two halves around one MPI reduce of k vpartial_type / vpartial_op

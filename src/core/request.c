@@ -37,6 +37,10 @@ struct gr_request {
     gr_result_t mpi_r;      /* starting the combine failed */
     void *stream;
     void *result_dev;
+    int ordered; /* gr_call_t.ordered: the values reach result_dev in stream order */
+    int direct;  /* ordered, written by the batch's kernels themselves (gr_batch_direct_result) */
+    int otok;    /* ordered, not direct: the backend's release token (order_arm), -1 when none */
+    gr_result_t arm_r; /* queueing the release failed while the kernel ran: the part fails when it is done */
     double t0, t_local;
     struct gr_request *next;
     int units;               /* counted in ctx->req_count */
@@ -73,6 +77,8 @@ static void local_poll(gr_request_t q, int block)
     }
     if (!done)
         return;
+    if (q->arm_r != GR_SUCCESS)
+        mark_failed(q, q->arm_r);
     q->token = -1;
     q->state = REQ_READY;
     q->t_local = gr_now();
@@ -163,8 +169,16 @@ static gr_result_t finish(gr_request_t q, gr_value_t *out, gr_timing_t *timing)
         r = gr_batch_combine_result(ctx, q->items, q->k, q->vp + q->k, q->vp + 2 * q->k, out);
     else
         r = gr_combine_result(ctx, &q->d, &q->part, &q->all, out);
-    /* one value per store: a kernel parameter carries it (GR_CUDA_STORE_MAX) */
-    for (int j = 0; j < nout && r == GR_SUCCESS && out->valid && q->result_dev; ++j)
+    if (q->otok >= 0) { /* ordered: the stream waits for these values, whatever happened (valid 0 on failure) */
+        gr_value_t none[GR_BATCH_MAX];
+        if (r != GR_SUCCESS)
+            memset(none, 0, sizeof(*out) * (size_t)nout);
+        ctx->ops->order_release(ctx, q->otok, r == GR_SUCCESS ? (const void *)out : (const void *)none,
+                                sizeof(*out) * (size_t)nout);
+        q->otok = -1;
+    }
+    /* one value per store: a kernel parameter carries it (GR_CUDA_STORE_MAX); ordered results are queued */
+    for (int j = 0; j < nout && r == GR_SUCCESS && out->valid && q->result_dev && !q->ordered; ++j)
         r = ctx->ops->deliver(ctx, ctx->bstate, q->stream, (char *)q->result_dev + sizeof(*out) * (size_t)j, &out[j],
                               sizeof(*out));
     double t2 = gr_now();
@@ -195,6 +209,13 @@ static gr_result_t new_request(gr_ctx_t ctx, const gr_call_t *call, int units, g
     gr_call_init(&c);
     if (call)
         memcpy(&c, call, call->size); /* an older, shorter gr_call_t keeps the defaults of the rest */
+    if (c.ordered && !c.result_dev)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_call_t.ordered asks for the values in stream order at result_dev, which is "
+                                    "NULL; set result_dev to device memory for the values, or ordered to 0");
+    if (c.ordered && !c.stream && !ctx->cfg.stream)
+        GR_FAIL(GR_ERR_INVALID_ARG, "gr_call_t.ordered orders the values on a stream, and none is given; set "
+                                    "gr_call_t.stream or the context's stream (gr_config_t.stream, "
+                                    "gr_ctx_set_stream)");
     gr_request_t q = (gr_request_t)calloc(1, sizeof(*q));
     if (!q)
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate a request");
@@ -204,10 +225,25 @@ static gr_result_t new_request(gr_ctx_t ctx, const gr_call_t *call, int units, g
     q->mreq = MPI_REQUEST_NULL;
     q->stream = c.stream ? c.stream : ctx->cfg.stream;
     q->result_dev = c.result_dev;
+    q->ordered = c.ordered != 0;
+    q->otok = -1;
     q->t0 = gr_now();
     gr_partial_init(&q->part);
     *out = q;
     return GR_SUCCESS;
+}
+
+/* An ordered request whose kernels do not write the values: queue the wait for this rank's release (finish)
+ * and the delivery of n values after it. A failure fails this rank's part (logged by the backend). */
+static gr_result_t arm(gr_request_t q, int n)
+{
+    gr_ctx_t ctx = q->ctx;
+    if (!q->ordered || q->direct || !ctx->ops->order_arm)
+        return GR_SUCCESS; /* no backend to order on: the result_dev check has failed the part already */
+    gr_result_t r = ctx->ops->order_arm(ctx, q->stream, q->result_dev, sizeof(gr_value_t) * (size_t)n, &q->otok);
+    if (r != GR_SUCCESS)
+        q->otok = -1;
+    return r;
 }
 
 /* Append q to the context's requests and start what can start: the combine overlaps the caller's work. */
@@ -243,12 +279,19 @@ static gr_result_t ibatch(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int
         GR_FAIL(GR_ERR_NOMEM, "cannot allocate a batch request of %d items", k);
     }
     memcpy(q->items, items, sizeof(*items) * (size_t)k);
-    gr_batch_local_start(&q->bl, ctx, q->items, k, on_device, 0, q->stream, 0, q->vp);
+    /* ordered, one rank, fast dots: the kernels write the values (no host step in the stream) */
+    const int direct = q->ordered && ctx->ops->deliver && gr_batch_direct_result(ctx, q->items, k, on_device);
+    gr_batch_local_start(&q->bl, ctx, q->items, k, on_device, 0, q->stream, 0, direct ? q->result_dev : NULL,
+                         q->vp);
+    q->direct = direct && q->bl.r == GR_SUCCESS; /* else the release delivers (valid 0 on failure) */
     if (q->result_dev && !ctx->ops->deliver && q->bl.r == GR_SUCCESS) { /* fails this rank's part */
         gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "gr_call_t.result_dev needs the cuda backend (a device "
                                                              "address); leave it NULL on the cpu backend");
         q->bl.r = GR_ERR_INVALID_ARG;
     }
+    gr_result_t ra = arm(q, k);
+    if (ra != GR_SUCCESS && q->bl.r == GR_SUCCESS)
+        q->bl.r = ra;
     q->state = REQ_LOCAL; /* host items are done already: the first poll says so */
     enqueue(ctx, q);
     *req = q;
@@ -302,6 +345,11 @@ static gr_result_t istart(gr_ctx_t ctx, const void *ptr, int on_device, uint64_t
     } else if (r == GR_SUCCESS) {
         r = ctx->ops->reduce(ctx, ctx->bstate, ptr, on_device, count, d, &q->part);
     }
+    gr_result_t ra = arm(q, 1); /* after the start: the release waits for the host, which waits for the kernel */
+    if (ra != GR_SUCCESS && q->state == REQ_LOCAL)
+        q->arm_r = ra; /* the kernel's token is still polled; the part fails once it is done */
+    else if (ra != GR_SUCCESS && r == GR_SUCCESS)
+        r = ra;
     if (r != GR_SUCCESS || q->state != REQ_LOCAL) {
         if (r != GR_SUCCESS)
             mark_failed(q, r);

@@ -255,8 +255,21 @@ int gr_batch_local_slots(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int 
     return n;
 }
 
+int gr_batch_direct_result(gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device)
+{
+    if (!on_device || ctx->size != 1 || !ctx->ops->vec_start)
+        return 0;
+    for (int j = 0; j < k; ++j) {
+        const gr_desc_t *d = &items[j].desc;
+        if (d->op.kind != GR_OP_DOT || d->mode != GR_MODE_FAST || !gr_c_is_float((int)d->dtype) ||
+            items[j].count == 0)
+            return 0;
+    }
+    return 1;
+}
+
 void gr_batch_local_start(gr_batch_local_t *b, gr_ctx_t ctx, const gr_batch_item_t *items, int k, int on_device,
-                          int kernel_exact, void *stream, int blocking, gr_vpartial_t *part)
+                          int kernel_exact, void *stream, int blocking, void *result_dev, gr_vpartial_t *part)
 {
     b->ctx = ctx;
     b->items = items;
@@ -274,7 +287,7 @@ void gr_batch_local_start(gr_batch_local_t *b, gr_ctx_t ctx, const gr_batch_item
         device_vec |= on_device && !kernel_exact && gr_desc_is_vec(&items[j].desc) && items[j].count > 0;
     }
     if (b->r == GR_SUCCESS && device_vec) /* every vector item's kernels queued in one go */
-        b->r = ctx->ops->vec_start(ctx, items, k, stream, blocking, &b->vtok);
+        b->r = ctx->ops->vec_start(ctx, items, k, stream, blocking, result_dev, &b->vtok);
     for (int j = 0; j < k && b->r == GR_SUCCESS; ++j) {
         const gr_batch_item_t *it = &items[j];
         if (gr_desc_is_vec(&it->desc) && kernel_exact) {
@@ -360,7 +373,7 @@ static gr_result_t batch_run(gr_ctx_t ctx, const gr_batch_item_t *items, int k, 
     gr_vpartial_t *mine = part + k, *all = part + 2 * k;
     double t0 = gr_now();
     gr_batch_local_t b;
-    gr_batch_local_start(&b, ctx, items, k, on_device, kernel_exact, ctx->cfg.stream, 1, part);
+    gr_batch_local_start(&b, ctx, items, k, on_device, kernel_exact, ctx->cfg.stream, 1, NULL, part);
     (void)gr_batch_local_poll(&b, 1);
     double t1 = gr_now();
     gr_batch_combine_prepare(part, k, mine);

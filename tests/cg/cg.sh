@@ -6,9 +6,11 @@
 #        converges; fast mode gives the same bits twice for a fixed np; the
 #        cub-mpi baseline converges too.
 #   gpu: --backend cuda, exact mode, np 1 and 2 (two ranks may share one GPU)
-#        against the cpu backend's exact run; fast mode twice the same bits;
-#        cub-mpi converges. Exit 77 when no GPU is visible or the build has
-#        no CUDA.
+#        against the cpu backend's exact run, with the update queued before
+#        the values reach the host (--update device, the default: gpureduce's
+#        ordered result) and after (--update host); fast mode twice the same
+#        bits, and the same with --update host; cub-mpi converges. Exit 77
+#        when no GPU is visible or the build has no CUDA.
 # Environment from CTest: MPIRUN.
 set -euo pipefail
 mode=${1:?usage: cg.sh cpu|gpu EXE}
@@ -84,6 +86,14 @@ if [ "$mode" = cpu ]; then
     fi
     grep -q -- "--phases times the GPU's work" "$tmp/phases_cpu.out" ||
         fail "--phases on the cpu backend: no message saying why: $(head -3 "$tmp/phases_cpu.out")"
+    # --update device needs gpureduce's ordered result on the GPU: a usage error naming the fix
+    if $MPIRUN -np 1 "$exe" --n $n --backend cpu --update device > "$tmp/update_cpu.out" 2>&1; then
+        fail "--update device on the cpu backend succeeded"
+    fi
+    grep -q -- "use --update host" "$tmp/update_cpu.out" ||
+        fail "--update device on the cpu backend: no message saying why: $(head -3 "$tmp/update_cpu.out")"
+    run exact_np1_host 1 --backend cpu --mode exact --update host
+    same exact_np1 exact_np1_host "exact mode, np 1, --update auto vs host (the cpu backend: both host)"
     echo "cg: ok (cpu): exact np 1..4 agree ($(bits exact_np1)); fast repeatable for np 1 and 3"
     exit 0
 fi
@@ -97,21 +107,33 @@ fi
 run ref_cpu 1 --backend cpu --mode exact
 converged ref_cpu
 for np in 1 2; do
-    run gpu_exact_np$np $np --backend cuda --mode exact
-    backend_is gpu_exact_np$np cuda
-    same ref_cpu gpu_exact_np$np "exact mode, cpu np 1 vs cuda np $np"
+    for upd in device host; do
+        run gpu_exact_np${np}_$upd $np --backend cuda --mode exact --update $upd
+        backend_is gpu_exact_np${np}_$upd cuda
+        same ref_cpu gpu_exact_np${np}_$upd "exact mode, cpu np 1 vs cuda np $np --update $upd"
+    done
 done
 fast_and_cub cuda 1 2
-# --phases: the same bits, and four phases whose sum is the iteration's time (events on the stream)
-for dots in gpureduce cub-mpi; do
+# the fast runs above use --update device (auto): the update queued before the host has the values, from
+# gpureduce's ordered result (one rank: written by the dots' kernel). --update host must give the same bits.
+for np in 1 2; do
+    run cuda_fast_np${np}_host $np --backend cuda --mode fast --update host
+    same cuda_fast_np${np}_a cuda_fast_np${np}_host "fast mode, np $np, --update device vs host"
+done
+# --phases: the same bits, and four phases whose sum is the iteration's time (events on the stream); with
+# --update device nothing on the stream waits for the host, so values is (about) 0
+for run_ in gpureduce:host gpureduce:device cub-mpi:host; do
+    dots=${run_%:*}
+    upd=${run_#*:}
     mode=exact
     [ $dots = cub-mpi ] && mode=fast
-    run gpu_phases_$dots 2 --backend cuda --dots $dots --mode $mode --phases
-    [ $dots = gpureduce ] && same ref_cpu gpu_phases_$dots "exact mode, cpu np 1 vs cuda np 2 with --phases"
+    run gpu_phases_${dots}_$upd 2 --backend cuda --dots $dots --mode $mode --update $upd --phases
+    [ $dots = gpureduce ] && same ref_cpu gpu_phases_${dots}_$upd "exact mode, cpu np 1 vs cuda np 2 with --phases"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["phases"]; t=d["time_per_iteration"]
 s=p["stencil"]+p["dots"]+p["values"]+p["update"]
-ok=p["iterations"]>=1 and all(p[k]>0 for k in ("stencil","dots","values","update")) and 0.5*t<=s<=1.5*t
-sys.exit(not ok)' "$tmp/gpu_phases_$dots.json" ||
-        fail "--phases ($dots): phases missing, not positive, or not adding up to time_per_iteration: $(cat "$tmp/gpu_phases_$dots.json")"
+need=("stencil","dots","update") if d["update"]=="device" else ("stencil","dots","values","update")
+ok=p["iterations"]>=1 and all(p[k]>0 for k in need) and p["values"]>=0 and 0.5*t<=s<=1.5*t
+sys.exit(not ok)' "$tmp/gpu_phases_${dots}_$upd.json" ||
+        fail "--phases ($dots, --update $upd): phases missing, not positive, or not adding up to time_per_iteration: $(cat "$tmp/gpu_phases_${dots}_$upd.json")"
 done
 echo "cg: ok (gpu): cuda exact np 1 and 2 = cpu exact ($(bits ref_cpu)); cuda fast repeatable; --phases adds up"

@@ -67,7 +67,7 @@ static void test_config_defaults(void)
     gr_call_t call;
     gr_call_init(&call);
     ASSERT_EQ_U(call.size, sizeof(gr_call_t));
-    ASSERT(call.stream == NULL && call.result_dev == NULL);
+    ASSERT(call.stream == NULL && call.result_dev == NULL && call.ordered == 0);
 }
 
 /* Defaults change no process-wide state: the CPU affinity is the same after
@@ -234,7 +234,23 @@ static void test_limits_and_failures(gr_ctx_t ctx)
         call.result_dev = x;
         OK(gr_ireduce_host(ctx, x, 64, &d, &call, &q));
         EXPECT_R(gr_wait(&q, &v, NULL), GR_ERR_INVALID_ARG);
+        /* an ordered result there: the same, the request still completes (a stream, as asked) */
+        call.stream = (gr_stream_t)&call;
+        call.ordered = 1;
+        OK(gr_ireduce_host(ctx, x, 64, &d, &call, &q));
+        EXPECT_R(gr_wait(&q, &v, NULL), GR_ERR_INVALID_ARG);
     }
+    /* ordered with nowhere to put the values, or no stream to order them on: refused at the start */
+    gr_call_init(&call);
+    call.ordered = 1;
+    call.stream = (gr_stream_t)&call;
+    EXPECT_R(gr_ireduce_host(ctx, x, 64, &d, &call, &q), GR_ERR_INVALID_ARG);
+    ASSERT(q == NULL);
+    call.stream = NULL;
+    call.result_dev = x;
+    if (gr_ctx_backend(ctx) == GR_BACKEND_CPU) /* the context here has no stream */
+        EXPECT_R(gr_ireduce_host(ctx, x, 64, &d, &call, &q), GR_ERR_INVALID_ARG);
+    ASSERT(q == NULL);
     /* and the context still works */
     OK(gr_ireduce_host(ctx, x, 64, &d, NULL, &q));
     OK(gr_wait(&q, &v, NULL));

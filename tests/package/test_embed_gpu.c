@@ -16,6 +16,8 @@
  *    reads, its k values delivered to device memory; a batch of every kind
  *    of item, two batches overlapped on two streams, each item with the bits
  *    (and index) of its own blocking call;
+ *  - ordered results (gr_call_t.ordered): the values in device memory in
+ *    stream order, seen by a consumer queued before gr_wait (test_ordered);
  *  - the calling thread's current device is the same after context creation
  *    (defaults and GR_DEVICE_CURRENT) and after every call (meaningful with
  *    two GPUs or more: the current device is set to another GPU).
@@ -25,6 +27,7 @@
  * cudaDeviceScheduleBlockingSync, and the waits sleep in the driver instead:
  * the same checks on that path (ctest gpu_embed_blocking_sync).
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "embed_common.h"
 #include "test_cuda.h"
 
@@ -32,6 +35,7 @@
 #include <math.h>
 #include <mpi.h>
 #include <string.h>
+#include <time.h>
 
 cudaError_t embed_launch_produce_late(float *x, unsigned long long n, float value, long long spin,
                                       cudaStream_t stream);
@@ -158,6 +162,152 @@ static void test_batch(gr_ctx_t ctx, float *x, uint64_t n, const void *dd, const
     CU(cudaStreamSynchronize(st));
     CU(cudaStreamSynchronize(st2));
     CU(cudaFree(vdev));
+    CU(cudaSetDevice(other));
+}
+
+/* The k values at vdev, copied on st to a host buffer (the copy is the stream's consumer) and compared. */
+static void expect_delivered(const gr_value_t *v, const gr_value_t *seen, int k, const char *what)
+{
+    for (int j = 0; j < k; ++j)
+        same_item(&seen[j], &v[j], what, j);
+}
+
+/*
+ * 5. Ordered results (gr_call_t.ordered): the values reach result_dev in stream order, so a consumer queued
+ * on the stream right after the start (here a copy of result_dev to pinned host memory, queued before
+ * gr_wait) sees them. result_dev is filled with 0xFF first, which no value has (valid -1).
+ *  - fast dots (a pair and a single; one rank: the batch's kernel writes them, the stream does not wait
+ *    for the host, so the stream can be synchronised BEFORE gr_wait; more ranks: after the combine);
+ *  - a batch of exact dot, argmax and sum, and gr_ireduce_device's sum (a release after this rank's
+ *    combine: 50 ms after the start the stream still waits, until gr_wait / gr_test);
+ *  - 3 x GR_REQUEST_MAX ordered requests in flight on one stream without a synchronisation (the release
+ *    slots are reused only once their kernel has read them);
+ *  - a request never waited for: gr_ctx_destroy completes it, the stream does not hang;
+ *  - ordered without result_dev, or with no stream at all: GR_ERR_INVALID_ARG.
+ */
+static void test_ordered(gr_ctx_t ctx, float *x, uint64_t n, const void *dd, uint64_t m, cudaStream_t st)
+{
+    enum { K = 3, R = 3 * GR_REQUEST_MAX };
+    const double total = (double)n * size;
+    gr_value_t *vdev = NULL, *seen = NULL, v[K], v2[K];
+    CU(cudaSetDevice(dev));
+    CU(cudaMalloc((void **)&vdev, sizeof(gr_value_t) * R));
+    CU(cudaMallocHost((void **)&seen, sizeof(gr_value_t) * R));
+    CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
+    CU(cudaDeviceSynchronize()); /* setup only */
+
+    /* fast dots: x.x twice (one pass) and dd.dd, after a late producer of 1.0 */
+    gr_batch_item_t it[K];
+    batch_item(&it[0], GR_OP_DOT, GR_F32, GR_MODE_FAST, x, x, n);
+    batch_item(&it[1], GR_OP_DOT, GR_F32, GR_MODE_FAST, x, x, n);
+    batch_item(&it[2], GR_OP_DOT, GR_F64, GR_MODE_FAST, dd, dd, m);
+    gr_call_t call = late_producer(x, n, st, vdev);
+    call.ordered = 1;
+    gr_request_t q = NULL;
+    OK(gr_ireduce_batch_device(ctx, it, K, &call, &q));
+    expect_current("gr_ireduce_batch_device(ordered)");
+    CU(cudaSetDevice(dev));
+    CU(cudaMemcpyAsync(seen, vdev, sizeof(gr_value_t) * K, cudaMemcpyDeviceToHost, st));
+    if (size == 1) /* written by the kernel: nothing in the stream waits for the host */
+        CU(cudaStreamSynchronize(st));
+    CU(cudaSetDevice(other));
+    OK(gr_wait(&q, v, NULL));
+    CU(cudaSetDevice(dev));
+    CU(cudaStreamSynchronize(st));
+    if (v[0].f != total || v[1].f != total)
+        GR_TEST_FAIL_("ordered fast dots: %.17g %.17g, expected %.17g", v[0].f, v[1].f, total);
+    expect_delivered(v, seen, K, "ordered fast dots, consumer queued before gr_wait");
+    OK(gr_reduce_batch_device(ctx, it, K, v2, NULL));
+    expect_delivered(v2, v, K, "ordered fast dots vs the blocking batch");
+
+    /* values that need the host's combine: exact dot, argmax, sum */
+    batch_item(&it[0], GR_OP_DOT, GR_F64, GR_MODE_EXACT, dd, dd, m);
+    batch_item(&it[1], GR_OP_ARGMAX, GR_F32, GR_MODE_FAST, x, NULL, n);
+    batch_item(&it[2], GR_OP_SUM, GR_F64, GR_MODE_EXACT, dd, NULL, m);
+    CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
+    CU(cudaDeviceSynchronize());
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    call.result_dev = vdev;
+    call.ordered = 1;
+    OK(gr_ireduce_batch_device(ctx, it, K, &call, &q));
+    CU(cudaMemcpyAsync(seen, vdev, sizeof(gr_value_t) * K, cudaMemcpyDeviceToHost, st));
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    cudaError_t e = cudaStreamQuery(st);
+    if (e != cudaErrorNotReady)
+        GR_TEST_FAIL_("an ordered result that needs the combine: the stream %s before gr_wait (expected it to wait "
+                      "for this rank's combine)", e == cudaSuccess ? "finished" : cudaGetErrorString(e));
+    int done = 0;
+    while (!done)
+        OK(gr_test(&q, &done, v, NULL));
+    CU(cudaStreamSynchronize(st));
+    expect_delivered(v, seen, K, "ordered exact dot / argmax / sum, consumer queued before gr_test");
+    OK(gr_reduce_batch_device(ctx, it, K, v2, NULL));
+    expect_delivered(v2, v, K, "ordered batch vs the blocking batch");
+
+    /* many in flight: R ordered sums (at most GR_REQUEST_MAX outstanding), one stream, no synchronisation */
+    gr_desc_t d;
+    gr_desc_init(&d);
+    d.dtype = GR_F64;
+    d.all_ranks = 1;
+    gr_value_t want;
+    OK(gr_reduce_device(ctx, dd, m, &d, &want, NULL));
+    CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
+    CU(cudaDeviceSynchronize());
+    gr_request_t rq[GR_REQUEST_MAX];
+    gr_value_t got;
+    for (int r = 0; r < R; r += GR_REQUEST_MAX) {
+        for (int j = 0; j < GR_REQUEST_MAX; ++j) {
+            gr_call_init(&call);
+            call.stream = (gr_stream_t)st;
+            call.result_dev = vdev + r + j;
+            call.ordered = 1;
+            OK(gr_ireduce_device(ctx, dd, m - (uint64_t)((r + j) % 2), &d, &call, &rq[j]));
+        }
+        for (int j = GR_REQUEST_MAX - 1; j >= 0; --j)
+            OK(gr_wait(&rq[j], &got, NULL));
+    }
+    CU(cudaMemcpyAsync(seen, vdev, sizeof(gr_value_t) * R, cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    gr_value_t odd;
+    OK(gr_reduce_device(ctx, dd, m - 1, &d, &odd, NULL));
+    for (int j = 0; j < R; ++j)
+        same_item(&seen[j], j % 2 ? &odd : &want, "ordered sums in flight together", j);
+
+    /* a request never waited for: the context's end completes it */
+    gr_config_t cfg;
+    gr_config_init(&cfg);
+    cfg.device = dev;
+    cfg.stream = (gr_stream_t)st;
+    gr_ctx_t c2 = NULL;
+    OK(gr_ctx_create(MPI_COMM_WORLD, &cfg, &c2));
+    CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
+    CU(cudaDeviceSynchronize());
+    gr_call_init(&call);
+    call.result_dev = vdev;
+    call.ordered = 1; /* the context's stream */
+    batch_item(&it[0], GR_OP_DOT, GR_F64, GR_MODE_EXACT, dd, dd, m);
+    OK(gr_ireduce_batch_device(c2, it, 1, &call, &q));
+    OK(gr_ctx_destroy(c2));
+    CU(cudaMemcpyAsync(seen, vdev, sizeof(gr_value_t), cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    OK(gr_reduce_batch_device(ctx, it, 1, v2, NULL));
+    same_item(&seen[0], &v2[0], "ordered request completed by gr_ctx_destroy", 0);
+
+    /* misuse, the same on every rank: nothing starts */
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    call.ordered = 1;
+    EXPECT_R(gr_ireduce_device(ctx, dd, m, &d, &call, &q), GR_ERR_INVALID_ARG);
+    gr_call_init(&call);
+    call.result_dev = vdev;
+    call.ordered = 1; /* ctx has no stream of its own */
+    EXPECT_R(gr_ireduce_device(ctx, dd, m, &d, &call, &q), GR_ERR_INVALID_ARG);
+    ASSERT(q == NULL);
+
+    CU(cudaFree(vdev));
+    CU(cudaFreeHost(seen));
     CU(cudaSetDevice(other));
 }
 
@@ -347,6 +497,9 @@ int main(int argc, char **argv)
 
     /* 4. the non-blocking batch: stream order, device delivery, each item's own bits */
     test_batch(ctx, x, n, dd, di, n / 4, st, st2);
+
+    /* 5. ordered results: the values in stream order, before gr_wait */
+    test_ordered(ctx, x, n, dd, n / 4, st);
 
     OK(gr_ctx_destroy(ctx));
     expect_current("gr_ctx_destroy");

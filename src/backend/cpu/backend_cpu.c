@@ -309,6 +309,7 @@ const gr_backend_ops_t gr_backend_cpu_ops = {
     NULL, NULL, NULL, /* no non-blocking device form, no device delivery: host work is eager */
     cpu_stats, NULL, NULL, /* vector items: host memory only, the host kernels (vecop.c) */
     &gr_stream_generic_ops,
+    NULL, NULL, /* no ordered device results */
 };
 
 /* ---- reference: regenerate on the fly and sum exactly ------------------ */

@@ -140,6 +140,7 @@ static void free_staging(cuda_state_t *s)
 
 static void fini_state(cuda_state_t *s)
 {
+    gr_cuda_order_free(s); /* first: it releases any stream still waiting on the host */
     if (s->stream)
         GR_CUDA_IGNORE(cudaStreamSynchronize(s->stream));
     gr_cuda_stats_release(s);
@@ -706,4 +707,5 @@ static gr_result_t cuda_stats(gr_ctx_t ctx, void *state, const void *ptr, int on
 const gr_backend_ops_t gr_backend_cuda_ops = {
     "cuda", 1, cuda_init, cuda_fini, cuda_alloc, cuda_free, cuda_generate, cuda_reduce,
     cuda_start, cuda_poll, cuda_deliver, cuda_stats, gr_cuda_vec_start, gr_cuda_vec_poll, &gr_backend_cuda_stream_ops,
+    gr_cuda_order_arm, gr_cuda_order_release,
 };

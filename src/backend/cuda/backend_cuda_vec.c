@@ -41,6 +41,18 @@ _Static_assert(sizeof(gr_argext_t) == sizeof(gr_vec_arg_rec_t) &&
                    offsetof(gr_argext_t, imin) == offsetof(gr_vec_arg_rec_t, imin),
                "an argmin/argmax record is a gr_argext_t, field for field");
 
+_Static_assert(sizeof(gr_value_t) == sizeof(gr_vec_value_t) && offsetof(gr_value_t, f) == offsetof(gr_vec_value_t, f) &&
+                   offsetof(gr_value_t, i) == offsetof(gr_vec_value_t, i) &&
+                   offsetof(gr_value_t, count) == offsetof(gr_vec_value_t, count) &&
+                   offsetof(gr_value_t, nan_count) == offsetof(gr_vec_value_t, nan_count) &&
+                   offsetof(gr_value_t, dtype) == offsetof(gr_vec_value_t, dtype) &&
+                   offsetof(gr_value_t, index) == offsetof(gr_vec_value_t, index) &&
+                   offsetof(gr_value_t, overflow) == offsetof(gr_vec_value_t, overflow),
+               "a value the kernels write is a gr_value_t, field for field");
+_Static_assert((int)GR_F32 == (int)GR_C_F32 && (int)GR_F64 == (int)GR_C_F64 && (int)GR_F16 == (int)GR_C_F16 &&
+                   (int)GR_BF16 == (int)GR_C_BF16,
+               "a job's dtype is the gr_dtype_t a value reports");
+
 enum { REC_NONE = 0, REC_FAST = 1, REC_EXACT = 2, REC_ARG = 3 };
 #define VEC_ARENAS (GR_REQUEST_MAX + 1) /* one per request place, the last for the blocking calls */
 #define VEC_ALIGN ((size_t)256)
@@ -253,11 +265,12 @@ static cudaError_t launch_one(const vec_arena_t *a, const gr_batch_item_t *it, i
  * kind (fast, exact, argext) holding all its single items, each with the grid of its single launch (a
  * kind with one item takes that item's single-call kernel), and one more per kind for its pairs. */
 static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_batch_item_t *items, int k,
-                                cudaStream_t stream)
+                                void *result_dev, cudaStream_t stream)
 {
     gr_vec_jobs_t *jobs = &((vec_state_t *)s->vec)->jobs;
     jobs->fold = arena_fold(a);
     jobs->out = arena_out(a);
+    jobs->result = (gr_vec_value_t *)result_dev;
     for (int pass = 0; pass < 2 * (REC_ARG - REC_FAST + 1); ++pass) {
         const int kind = REC_FAST + pass / 2, pairs = pass % 2; /* each kind: its single jobs, then its pairs */
         jobs->njobs = 0;
@@ -290,7 +303,7 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
             last = j;
         }
         cudaError_t e = cudaSuccess;
-        if (jobs->njobs == 1 && !pairs)
+        if (jobs->njobs == 1 && !pairs && !result_dev) /* the batch kernel writes result_dev, the single one not */
             e = launch_one(a, &items[last], last, stream);
         else if (jobs->njobs >= 1 && kind == REC_ARG)
             e = gr_cuda_launch_argext_batch(jobs, stream);
@@ -331,7 +344,7 @@ static gr_result_t launch_stream(cuda_state_t *s, void *stream, int blocking, cu
 }
 
 static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k, void *stream, int blocking,
-                            int *token)
+                            void *result_dev, int *token)
 {
     if (!s->vec) {
         s->vec = calloc(1, sizeof(vec_state_t));
@@ -365,6 +378,13 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
                                                          : GR_VEC_GRID_DOT);
     }
     find_pairs(a, items, k);
+    if (result_dev) {
+        GR_CHECK(device_ptr(s, result_dev, "gr_call_t.result_dev"));
+        for (int j = 0; j < k; ++j)
+            if (a->kind[j] != REC_FAST || items[j].desc.op.kind != GR_OP_DOT)
+                GR_FAIL(GR_ERR_INTERNAL, "an ordered result written by the kernels needs fast dot items only; "
+                                         "report this as a bug");
+    }
     for (int j = 0; j < k; ++j) { /* block records: a pair's first item holds both products' */
         a->off[j] = bytes;
         const size_t recs = (size_t)a->grid[j] * (a->partner[j] >= 0 ? 2u : a->partner[j] == -2 ? 0u : 1u);
@@ -384,7 +404,7 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
     }
     a->spin_ns = gr_cuda_reduce_spin_ns(in_bytes);
     gr_result_t r = GR_SUCCESS;
-    GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k, ls), r, fail);
+    GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k, result_dev, ls), r, fail);
     GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, ls), r, fail);
     /* on our stream: the caller's later work on its stream (reusing the inputs) waits for our reads */
     if (!blocking && stream && (cudaStream_t)stream != ls)
@@ -398,12 +418,12 @@ fail:
 }
 
 gr_result_t gr_cuda_vec_start(gr_ctx_t ctx, const gr_batch_item_t *items, int k, void *stream, int blocking,
-                             int *token)
+                             void *result_dev, int *token)
 {
     cuda_state_t *s = (cuda_state_t *)ctx->bstate;
     int prev = -1;
     GR_CHECK(gr_cuda_enter(s->device, &prev));
-    gr_result_t r = start_in(s, items, k, stream, blocking, token);
+    gr_result_t r = start_in(s, items, k, stream, blocking, result_dev, token);
     gr_cuda_leave(s->device, prev);
     return r;
 }

@@ -46,6 +46,7 @@ typedef struct cuda_state {
     int xocc[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM, 0 = not asked yet */
     void *stats;                    /* --op stats (backend_cuda_stats.c), at first use */
     void *vec;                      /* the vector ops' record buffers (backend_cuda_vec.c), at first use */
+    void *order;                    /* ordered results' slots (backend_cuda_order.c), at first use */
     /* the file pipeline's buffers (backend_cuda_stream.c): pinned host and
      * GPU, kept for the next file reduce of this context, freed by fini */
     void *pipe_host[GR_CUDA_SLOTS];
@@ -63,6 +64,12 @@ void gr_cuda_leave(int device, int prev);
 /* Order s->stream after the work queued so far on the caller's stream
  * (NULL: none given), by an event: no device-wide synchronisation. */
 gr_result_t gr_cuda_order_after(cuda_state_t *s, void *stream);
+
+/* Ordered results (backend_cuda_order.c): the backend's order_arm and order_release, and the cleanup
+ * (releases what is still armed, so no stream is left waiting, then frees; never fails). */
+gr_result_t gr_cuda_order_arm(gr_ctx_t ctx, void *stream, void *dst, size_t n, int *token);
+void gr_cuda_order_release(gr_ctx_t ctx, int token, const void *bytes, size_t n);
+void gr_cuda_order_free(cuda_state_t *s);
 
 /* Free the vector ops' state (backend_cuda_vec.c); cleanup, never fails. */
 void gr_cuda_vec_release(cuda_state_t *s);

@@ -55,6 +55,7 @@ const gr_backend_ops_t gr_backend_cuda_ops = {
     NULL, NULL, NULL, /* no non-blocking form, no delivery: as the cpu backend */
     none_stats, NULL, NULL, /* no device memory: as the cpu backend */
     &gr_stream_generic_ops,
+    NULL, NULL, /* no ordered device results */
 };
 
 int gr_cuda_device_count(void) { return 0; }
