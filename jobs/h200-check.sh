@@ -21,7 +21,7 @@
 # parts out (sanitizer-extra: initcheck and the ladder's racecheck); finer: bench-sweep (the f32
 # sweep and the all-dtype csv), bench-half, bench-exact (the exact kernel's ablation rows), bench-regimes, bench-floor,
 # bench-vec (dot, argmax, batch2 against CUB),
-# memcheck-backend (memcheck and racecheck of test_cuda_backend), sanitizer-core (racecheck of test_exact_gpu, memcheck and racecheck of test_stats_gpu), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
+# memcheck-backend (memcheck and racecheck of test_cuda_backend), racecheck-vec (of test_vec_gpu, ~4 min), sanitizer-core (racecheck of test_exact_gpu, memcheck and racecheck of test_stats_gpu), memcheck-exact, memcheck-floor. GR_CHECK_PREBUILT=1 reuses $BUILD
 # when it holds a build (a second call on a warm machine, the tree not re-carried).
 # GR_CHECK_GPU_TESTS=REGEX runs only the gpu-labelled tests whose names match.
 # GR_CHECK_PROFILE=1 adds ncu (--clock-control none) of the exact and the fast kernel at 2^20
@@ -88,10 +88,12 @@ elif command -v compute-sanitizer >/dev/null; then
     VTEST=$(tprog test_vec_gpu)
     if [ -n "$VTEST" ]; then   # dot, nrm2, argmin/argmax, batches (kernels/dot.cu, argext.cu)
         step "memcheck test_vec_gpu" 120 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 "$VTEST" --small
-        step "racecheck test_vec_gpu" 240 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$VTEST" --small
+        want racecheck-vec && step "racecheck test_vec_gpu" 240 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$VTEST" --small
     fi
     ETEST=$(tprog test_embed_gpu)
     [ -n "$ETEST" ] && step "memcheck test_embed_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool memcheck --error-exitcode 99 "$ETEST"
+    # the ordered results' release kernel and the kernels' own value writes (test_embed_gpu part 5)
+    [ -n "$ETEST" ] && step "racecheck test_embed_gpu" 90 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 "$ETEST"
     want sanitizer-extra && GR_BENCH_HOLD=0 step "racecheck bench ladder" 60 "$S" $MPIRUN -np 1 compute-sanitizer --tool racecheck --error-exitcode 99 \
         "$G" bench --backend cuda --min 4099 --max 4099 --dtype f32,i64 --variants v0,v1,v2,v3,v4,v5,v6,v7,v8 --iters 1 --warmup 0
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$S" | sort | uniq -c | sed 's/^/      /' | tee -a "$SUMMARY"
@@ -213,9 +215,13 @@ fi
 CGO=$OUT/cg.txt
 CGX=$(tprog gpureduce-cg)
 if want cg && [ -n "$CGX" ]; then
+    # gpureduce: the update queued before the values reach the host (--update device, the default: the
+    # ordered result) and after (--update host); cub-mpi twice, first and last (the machine drifts)
+    CG_RUNS=("--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode fast --update host"
+        "--dots gpureduce --mode exact" "--dots gpureduce --mode exact --update host" "--dots cub-mpi --mode fast")
     for n in 256 512; do
-        for run in "--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode exact"; do
-            # shellcheck disable=SC2086 # $run is three options
+        for run in "${CG_RUNS[@]}"; do
+            # shellcheck disable=SC2086 # $run is several options
             step "cg n=$n $run" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 200 $run --format json
         done
         # the dots' own time (synchronised before them): what faster dots can buy at most (CG.md "Speed")
@@ -224,13 +230,15 @@ if want cg && [ -n "$CGX" ]; then
             step "cg n=$n $run --time-dots" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 100 $run --time-dots --format json
         done
         # where an iteration's time goes (stencil, dots, values to the host, update; CG.md "Speed")
-        for run in "--dots cub-mpi --mode fast" "--dots gpureduce --mode fast" "--dots gpureduce --mode exact"; do
+        for run in "${CG_RUNS[@]:0:5}"; do
             # shellcheck disable=SC2086
             step "cg n=$n $run --phases" 60 "$CGO" $MPIRUN -np 1 "$CGX" --backend cuda --n $n --tol 0 --maxit 100 $run --phases --format json
         done
     done
-    command -v compute-sanitizer >/dev/null && step "memcheck gpureduce-cg" 60 "$CGO" $MPIRUN -np 1 compute-sanitizer \
-        --tool memcheck --error-exitcode 99 "$CGX" --backend cuda --n 20 --mode exact --format json
+    for mode in exact fast; do # --update device: exact through the release, fast written by the dots' kernel
+        command -v compute-sanitizer >/dev/null && step "memcheck gpureduce-cg $mode" 60 "$CGO" $MPIRUN -np 1 \
+            compute-sanitizer --tool memcheck --error-exitcode 99 "$CGX" --backend cuda --n 20 --mode $mode --format json
+    done
     grep '^{' "$CGO" | sed 's/^/      /' | tee -a "$SUMMARY"
 fi
 
