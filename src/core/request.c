@@ -41,6 +41,8 @@ struct gr_request {
     int direct;  /* ordered, written by the batch's kernels themselves (gr_batch_direct_result) */
     int otok;    /* ordered, not direct: the backend's release token (order_arm), -1 when none */
     gr_result_t arm_r; /* queueing the release failed while the kernel ran: the part fails when it is done */
+    gr_value_t *vals;  /* ordered, released before its gr_wait / gr_test: the values (vals_r their result) */
+    gr_result_t vals_r;
     double t0, t_local;
     struct gr_request *next;
     int units;               /* counted in ctx->req_count */
@@ -50,6 +52,8 @@ struct gr_request {
     gr_vpartial_t *vp;
     gr_batch_local_t bl;
 };
+
+static void try_release(gr_request_t q, int block);
 
 static void mark_failed(gr_request_t q, gr_result_t r)
 {
@@ -133,6 +137,7 @@ static int advance(gr_ctx_t ctx, gr_request_t q, int block)
                 return 0;
             start_combine(h);
         }
+        try_release(h, block); /* an ordered result's stream may hold later requests' kernels */
         if (h == q)
             return 1;
     }
@@ -154,28 +159,91 @@ static void unlink_free(gr_request_t q)
     ctx->req_count -= q->units;
     free(q->items);
     free(q->vp);
+    free(q->vals);
     free(q);
+}
+
+/* The values of a request whose combine has ended (nout of them), and its result. */
+static gr_result_t combine_values(gr_request_t q, gr_value_t *out)
+{
+    gr_ctx_t ctx = q->ctx;
+    gr_result_t r = q->mpi_r;
+    if (r != GR_SUCCESS)
+        memset(out, 0, sizeof(*out) * (size_t)(q->k > 0 ? q->k : 1));
+    else if (q->k > 0)
+        r = gr_batch_combine_result(ctx, q->items, q->k, q->vp + q->k, q->vp + 2 * q->k, out);
+    else
+        r = gr_combine_result(ctx, &q->d, &q->part, &q->all, out);
+    return r;
+}
+
+/* Hand an ordered request's values to the stream that waits for them (valid 0 on failure); once. */
+static void release_values(gr_request_t q, const gr_value_t *out, gr_result_t r)
+{
+    if (q->otok < 0)
+        return;
+    const int nout = q->k > 0 ? q->k : 1;
+    gr_value_t none[GR_BATCH_MAX];
+    if (r != GR_SUCCESS)
+        memset(none, 0, sizeof(*out) * (size_t)nout);
+    q->ctx->ops->order_release(q->ctx, q->otok, r == GR_SUCCESS ? (const void *)out : (const void *)none,
+                               sizeof(*out) * (size_t)nout);
+    q->otok = -1;
+}
+
+/* The combine's MPI request: 1 when it has ended (block: wait for it), an MPI failure recorded. */
+static int combine_done(gr_request_t q, int block)
+{
+    if (q->mreq == MPI_REQUEST_NULL)
+        return 1;
+    int flag = 1;
+    int rc = block ? MPI_Wait(&q->mreq, MPI_STATUS_IGNORE) : MPI_Test(&q->mreq, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
+               "%s on the combine of a non-blocking reduction failed; check that every rank is alive",
+               block ? "MPI_Wait" : "MPI_Test");
+        if (q->mpi_r == GR_SUCCESS)
+            q->mpi_r = GR_ERR_MPI;
+        q->mreq = MPI_REQUEST_NULL;
+        return 1;
+    }
+    return flag;
+}
+
+/*
+ * An ordered request's values go to its stream as soon as this rank has them, from any call that
+ * progresses the context (the start of another request, gr_wait / gr_test of this or a later one), not
+ * only from its own gr_wait: a later request's kernels queued behind the waiting stream need it (they
+ * could not run, and a gr_wait of theirs would wait forever). block: wait for the combine.
+ */
+static void try_release(gr_request_t q, int block)
+{
+    if (q->otok < 0 || q->state != REQ_COMBINING || !combine_done(q, block))
+        return;
+    const int nout = q->k > 0 ? q->k : 1;
+    q->vals = (gr_value_t *)malloc(sizeof(gr_value_t) * (size_t)nout);
+    if (!q->vals) { /* the stream must not wait forever: zeros, and the request reports it */
+        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__, "cannot allocate %d values of an ordered result", nout);
+        release_values(q, NULL, GR_ERR_NOMEM);
+        q->mpi_r = GR_ERR_NOMEM;
+        return;
+    }
+    q->vals_r = combine_values(q, q->vals);
+    release_values(q, q->vals, q->vals_r);
 }
 
 /* The combine has ended: the value, the device delivery, the timing. */
 static gr_result_t finish(gr_request_t q, gr_value_t *out, gr_timing_t *timing)
 {
     gr_ctx_t ctx = q->ctx;
-    gr_result_t r = q->mpi_r;
     const int nout = q->k > 0 ? q->k : 1;
-    if (r != GR_SUCCESS)
-        memset(out, 0, sizeof(*out) * (size_t)nout);
-    else if (q->k > 0)
-        r = gr_batch_combine_result(ctx, q->items, q->k, q->vp + q->k, q->vp + 2 * q->k, out);
-    else
-        r = gr_combine_result(ctx, &q->d, &q->part, &q->all, out);
-    if (q->otok >= 0) { /* ordered: the stream waits for these values, whatever happened (valid 0 on failure) */
-        gr_value_t none[GR_BATCH_MAX];
-        if (r != GR_SUCCESS)
-            memset(none, 0, sizeof(*out) * (size_t)nout);
-        ctx->ops->order_release(ctx, q->otok, r == GR_SUCCESS ? (const void *)out : (const void *)none,
-                                sizeof(*out) * (size_t)nout);
-        q->otok = -1;
+    gr_result_t r;
+    if (q->vals) { /* released already */
+        memcpy(out, q->vals, sizeof(*out) * (size_t)nout);
+        r = q->vals_r;
+    } else {
+        r = combine_values(q, out);
+        release_values(q, out, r);
     }
     /* one value per store: a kernel parameter carries it (GR_CUDA_STORE_MAX); ordered results are queued */
     for (int j = 0; j < nout && r == GR_SUCCESS && out->valid && q->result_dev && !q->ordered; ++j)
@@ -391,11 +459,7 @@ gr_result_t gr_wait(gr_request_t *req, gr_value_t *out, gr_timing_t *timing)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_wait: req, *req and out must not be NULL");
     gr_request_t q = *req;
     (void)advance(q->ctx, q, 1);
-    if (q->mreq != MPI_REQUEST_NULL && MPI_Wait(&q->mreq, MPI_STATUS_IGNORE) != MPI_SUCCESS && q->mpi_r == GR_SUCCESS) {
-        gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-               "MPI_Wait on the combine of a non-blocking reduction failed; check that every rank is alive");
-        q->mpi_r = GR_ERR_MPI;
-    }
+    (void)combine_done(q, 1);
     gr_result_t r = finish(q, out, timing);
     unlink_free(q);
     *req = NULL;
@@ -408,19 +472,8 @@ gr_result_t gr_test(gr_request_t *req, int *done, gr_value_t *out, gr_timing_t *
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_test: req, *req, done and out must not be NULL");
     gr_request_t q = *req;
     *done = 0;
-    if (!advance(q->ctx, q, 0))
+    if (!advance(q->ctx, q, 0) || !combine_done(q, 0))
         return GR_SUCCESS;
-    if (q->mreq != MPI_REQUEST_NULL) {
-        int flag = 0;
-        if (MPI_Test(&q->mreq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            gr_log(GR_LOG_ERROR, GR_SUB_ALL, __FILE__, __LINE__,
-                   "MPI_Test on the combine of a non-blocking reduction failed; check that every rank is alive");
-            q->mpi_r = GR_ERR_MPI;
-            flag = 1;
-        }
-        if (!flag)
-            return GR_SUCCESS;
-    }
     gr_result_t r = finish(q, out, timing);
     unlink_free(q);
     *req = NULL;
