@@ -959,7 +959,8 @@ int bench_cuda_run_batch2(void *env, int arg, int buf, bench_result_t *res, doub
         J->first_block = (unsigned)(j * grid);
         J->slot = (unsigned short)j;
     }
-    GR_CUDA_CHECK(gr_cuda_launch_dot_batch(jobs, exact, c->stream));
+    jobs->result = NULL;
+    GR_CUDA_CHECK(gr_cuda_launch_dot_batch(jobs, exact, 0, c->stream)); /* the kernel alone: no PDL */
     if (res)
         GR_CHECK(read_dots(c, exact, 2, res));
     return 0;

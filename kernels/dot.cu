@@ -563,6 +563,7 @@ static_assert(GR_VEC_WLIMBS <= GR_VEC_BLOCK, "one limb per thread in dot_exact_f
 __device__ __forceinline__ void dot_exact_fold(const unsigned long long *lim, const unsigned long long *cnt,
                                                unsigned nblk, gr_vec_fold_t *fold, gr_vec_out_t *out)
 {
+    gr_pdl_trigger(); /* this block's reads are done */
     const int k = (int)threadIdx.x;
     unsigned long long *acc = (unsigned long long *)fold->acc.limb;
     if (k < GR_VEC_WLIMBS) {
@@ -690,6 +691,7 @@ __device__ __forceinline__ void dot_fast_end(double (*sh)[GR_VEC_BLOCK], double 
                                              unsigned blk, unsigned nblk, gr_vec_value_t *res = nullptr,
                                              uint64_t n = 0, int res_dtype = 0)
 {
+    gr_pdl_trigger(); /* this block's reads are done */
     dot_fast_tree(sh, s0, s1, s2);
     if (threadIdx.x == 0) {
         rec[blk].s[0] = sh[0][0];
@@ -821,6 +823,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast(const void *x, const
  */
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
+    gr_pdl_wait();
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
@@ -835,6 +838,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_batch(const __grid_c
 /* A batch of fast pair jobs in one launch. */
 __global__ void __maxnreg__(128) dot_fast_pair_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
+    gr_pdl_wait();
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
@@ -846,6 +850,7 @@ __global__ void __maxnreg__(128) dot_fast_pair_batch(const __grid_constant__ gr_
 /* A batch of exact pair jobs in one launch: two products' limbs and counts per block. */
 __global__ void __maxnreg__(128) dot_exact_pair_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
+    gr_pdl_wait();
     __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[8];
     unsigned blk;
@@ -866,6 +871,7 @@ __global__ void __maxnreg__(128) dot_exact_pair_batch(const __grid_constant__ gr
 template <int DT, bool YX>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_pair_batch_1(const __grid_constant__ gr_vec_jobs_t jobs)
 {
+    gr_pdl_wait();
     __shared__ double sh[3][GR_VEC_BLOCK];
     unsigned blk;
     const gr_vec_job_t *J = gr_vec_find_job(&jobs, blockIdx.x, &blk);
@@ -875,6 +881,7 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_fast_pair_batch_1(const _
 template <int DT, bool YX>
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact_pair_batch_1(const __grid_constant__ gr_vec_jobs_t jobs)
 {
+    gr_pdl_wait();
     __shared__ unsigned long long lim[2 * GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[8];
     unsigned blk;
@@ -882,33 +889,58 @@ __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact_pair_batch_1(const 
     dot_exact_pair_body<DT, YX>(jobs, J, blk, lim, cnt);
 }
 
+/* Launch a batch kernel of grid blocks; pdl: with programmatic stream serialization (gr_pdl_wait). */
+static cudaError_t launch_jobs(void (*kernel)(gr_vec_jobs_t), unsigned grid, const gr_vec_jobs_t *jobs, bool pdl,
+                               cudaStream_t stream)
+{
+    if (!pdl) {
+        kernel<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
+        return cudaGetLastError();
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(GR_VEC_BLOCK);
+    cfg.stream = stream;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, *jobs);
+}
+
 /* Launch a pair batch on the kernel of one dtype and YX when every job shares them and there is one;
  * false: the caller launches the generic kernel. */
-bool launch_pairs_1(const gr_vec_jobs_t *jobs, int exact, unsigned grid, cudaStream_t stream)
+bool launch_pairs_1(const gr_vec_jobs_t *jobs, int exact, bool pdl, unsigned grid, cudaStream_t stream,
+                    cudaError_t *e)
 {
     const int dt = jobs->job[0].dtype;
     const bool yx = jobs->job[0].y == jobs->job[0].x;
     for (int j = 1; j < jobs->njobs; ++j)
         if (jobs->job[j].dtype != dt || (jobs->job[j].y == jobs->job[j].x) != yx)
             return false;
+    void (*k)(gr_vec_jobs_t) = nullptr;
     if (exact) {
         if (dt != GR_C_F64 || !yx)
             return false;
-        dot_exact_pair_batch_1<GR_C_F64, true><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
-        return true;
+        k = dot_exact_pair_batch_1<GR_C_F64, true>;
+    } else {
+        switch (dt * 2 + (int)yx) {
+        case GR_C_F32 * 2: k = dot_fast_pair_batch_1<GR_C_F32, false>; break;
+        case GR_C_F32 * 2 + 1: k = dot_fast_pair_batch_1<GR_C_F32, true>; break;
+        case GR_C_F64 * 2: k = dot_fast_pair_batch_1<GR_C_F64, false>; break;
+        case GR_C_F64 * 2 + 1: k = dot_fast_pair_batch_1<GR_C_F64, true>; break;
+        default: return false;
+        }
     }
-    switch (dt * 2 + (int)yx) {
-    case GR_C_F32 * 2: dot_fast_pair_batch_1<GR_C_F32, false><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
-    case GR_C_F32 * 2 + 1: dot_fast_pair_batch_1<GR_C_F32, true><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
-    case GR_C_F64 * 2: dot_fast_pair_batch_1<GR_C_F64, false><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
-    case GR_C_F64 * 2 + 1: dot_fast_pair_batch_1<GR_C_F64, true><<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs); return true;
-    default: return false;
-    }
+    *e = launch_jobs(k, grid, jobs, pdl, stream);
+    return true;
 }
 
 /* The same as dot_fast_batch for exact single jobs (and every integer job). */
 __global__ void __launch_bounds__(GR_VEC_BLOCK, 4) dot_exact_batch(const __grid_constant__ gr_vec_jobs_t jobs)
 {
+    gr_pdl_wait();
     __shared__ unsigned long long lim[GR_VEC_WLIMBS];
     __shared__ unsigned long long cnt[4];
     unsigned blk;
@@ -966,7 +998,7 @@ extern "C" cudaError_t gr_cuda_launch_dot(const void *x, const void *y, uint64_t
     }
 }
 
-extern "C" cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, cudaStream_t stream)
+extern "C" cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, int pdl, cudaStream_t stream)
 {
     if (jobs->njobs < 1 || jobs->njobs > GR_VEC_JOBS_MAX)
         return cudaErrorInvalidValue;
@@ -976,15 +1008,12 @@ extern "C" cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int e
             return cudaErrorInvalidValue; /* singles and pairs go in separate launches */
     const gr_vec_job_t &last = jobs->job[jobs->njobs - 1];
     const unsigned grid = last.first_block + (unsigned)last.grid;
-    if (pairs && launch_pairs_1(jobs, exact, grid, stream))
-        return cudaGetLastError();
-    if (exact && pairs)
-        dot_exact_pair_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
-    else if (exact)
-        dot_exact_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
-    else if (pairs)
-        dot_fast_pair_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
-    else
-        dot_fast_batch<<<grid, GR_VEC_BLOCK, 0, stream>>>(*jobs);
-    return cudaGetLastError();
+    cudaError_t e = cudaSuccess;
+    if (pairs && launch_pairs_1(jobs, exact, pdl != 0, grid, stream, &e))
+        return e;
+    return launch_jobs(exact && pairs ? dot_exact_pair_batch
+                       : exact        ? dot_exact_batch
+                       : pairs        ? dot_fast_pair_batch
+                                      : dot_fast_batch,
+                       grid, jobs, pdl != 0, stream);
 }

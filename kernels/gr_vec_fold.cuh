@@ -41,6 +41,26 @@ __device__ __forceinline__ void gr_vec_fold_done(unsigned int *ticket, gr_vec_ou
     }
 }
 
+/*
+ * Programmatic dependent launch (gr_cuda_launch_dot_batch with pdl): the batch kernels may be launched
+ * while the stream's previous kernel ends; they read nothing before gr_pdl_wait (griddepcontrol.wait: the
+ * previous grid complete and its writes visible). gr_pdl_trigger, once a block's reads are done, lets the
+ * stream's next kernel launch early if it was launched so (a user's update reading an ordered result): it
+ * still waits for this grid's end before it reads. Both are no-ops for launches without the attribute.
+ */
+__device__ __forceinline__ void gr_pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void gr_pdl_trigger()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 /* A value another block wrote in this launch: through L2 (no stale L1 line). */
 template <typename T> __device__ __forceinline__ T gr_vec_ld_other(const T *p) { return __ldcg(p); }
 

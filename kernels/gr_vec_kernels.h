@@ -209,8 +209,10 @@ cudaError_t gr_cuda_launch_argext(const void *x, uint64_t n, int dtype, int64_t 
 
 /* Every job of a batch in one launch (exact: exact records, and every integer job; else fast records):
  * each job's out record has the bits of its own gr_cuda_launch_dot with the same arguments and grid.
- * The jobs are all single or all pairs (cudaErrorInvalidValue otherwise): one launch each. */
-cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, cudaStream_t stream);
+ * The jobs are all single or all pairs (cudaErrorInvalidValue otherwise): one launch each. pdl: launched
+ * with programmatic stream serialization (gr_vec_fold.cuh: gr_pdl_wait before any read, so the same
+ * bits), which lets its blocks start as the stream's previous kernel ends. */
+cudaError_t gr_cuda_launch_dot_batch(const gr_vec_jobs_t *jobs, int exact, int pdl, cudaStream_t stream);
 /* The same for argmin/argmax jobs (gr_cuda_launch_argext). */
 cudaError_t gr_cuda_launch_argext_batch(const gr_vec_jobs_t *jobs, cudaStream_t stream);
 

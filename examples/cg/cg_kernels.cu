@@ -57,6 +57,9 @@ __global__ void cg_update_dev_kernel(const double *__restrict__ gamma, const dou
                                      const double *__restrict__ w, double *__restrict__ x, double *__restrict__ r,
                                      double *__restrict__ p, double *__restrict__ s, int64_t count)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory"); /* launched early (PDL): the dots' grid done first */
+#endif
     if (!*valid0 || !*valid1)
         return;
     const double g = *gamma, d = *delta, res = cg_recursive_residual(g, bnorm);
@@ -108,8 +111,17 @@ extern "C" cudaError_t cg_launch_update_dev(const double *gamma, const double *d
                                             double bnorm, double tol, const double *w, double *x, double *r,
                                             double *p, double *s, int64_t count, cudaStream_t stream)
 {
-    cg_update_dev_kernel<<<update_grid(count), 256, 0, stream>>>(gamma, delta, valid0, valid1, gamma_prev,
-                                                                 alpha_prev, first, bnorm, tol, w, x, r, p, s,
-                                                                 count);
-    return cudaGetLastError();
+    /* programmatic dependent launch: its blocks may be placed while the dots' last block folds (the
+     * kernel waits for that grid's end before it reads anything: griddepcontrol.wait) */
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(update_grid(count));
+    cfg.blockDim = dim3(256);
+    cfg.stream = stream;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, cg_update_dev_kernel, gamma, delta, valid0, valid1, gamma_prev, alpha_prev, first,
+                              bnorm, tol, w, x, r, p, s, count);
 }

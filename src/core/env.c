@@ -36,6 +36,9 @@ static const gr_env_var_t g_vars[GR_ENV_COUNT] = {
                         "cpu backend: the instruction-set level of its loops: baseline (SSE2 on x86-64), avx2, "
                         "avx512; a level the CPU lacks gives the best one below it. Every level gives the same "
                         "bits", 1},
+    [GR_ENV_CUDA_PDL] = {"GR_CUDA_PDL", "1 (on)",
+                         "cuda backend: 0 launches the batched dot kernels without programmatic dependent launch "
+                         "(they then start only once the stream's previous kernel has ended; the same bits)", 1},
     [GR_ENV_CUDA_VISIBLE_DEVICES] = {"CUDA_VISIBLE_DEVICES", "all GPUs", "the GPUs CUDA shows this process", 0},
     [GR_ENV_OMPI_COMM_WORLD_LOCAL_RANK] = {"OMPI_COMM_WORLD_LOCAL_RANK", "unset",
                                            "Open MPI: the node-local rank (first choice for the local rank)", 0},

@@ -25,6 +25,7 @@ typedef enum gr_env_id {
     GR_ENV_PROGRESS,
     GR_ENV_PROGRESS_AFTER,
     GR_ENV_CPU_ISA,
+    GR_ENV_CUDA_PDL,
     /* set by others, read by us */
     GR_ENV_CUDA_VISIBLE_DEVICES,
     GR_ENV_OMPI_COMM_WORLD_LOCAL_RANK,

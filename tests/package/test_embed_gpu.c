@@ -179,7 +179,8 @@ static void expect_delivered(const gr_value_t *v, const gr_value_t *seen, int k,
  *  - fast dots (a pair and a single; one rank: the batch's kernel writes them, the stream does not wait
  *    for the host, so the stream can be synchronised BEFORE gr_wait; more ranks: after the combine);
  *  - a batch of exact dot, argmax and sum, and gr_ireduce_device's sum (a release after this rank's
- *    combine: 50 ms after the start the stream still waits, until gr_wait / gr_test);
+ *    combine: behind a late producer, with no library call since the start, the stream still waits
+ *    50 ms later; gr_test hands the values over);
  *  - 3 x GR_REQUEST_MAX ordered requests in flight on one stream without a synchronisation (the release
  *    slots are reused only once their kernel has read them);
  *  - a request never waited for: gr_ctx_destroy completes it, the stream does not hang;
@@ -237,11 +238,13 @@ static void test_ordered(gr_ctx_t ctx, float *x, uint64_t n, const void *dd, uin
     batch_item(&it[2], GR_OP_SUM, GR_F64, GR_MODE_EXACT, dd, NULL, m);
     CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
     CU(cudaDeviceSynchronize());
-    gr_call_init(&call);
-    call.stream = (gr_stream_t)st;
-    call.result_dev = vdev;
+    /* behind a late producer, so the local parts are not done when the start returns: no library call
+     * follows for 50 ms, nothing can hand the values over, and the stream must still wait then (the library
+     * releases them as soon as it sees them, at any call of the context: not earlier) */
+    call = late_producer(x, n, st, vdev);
     call.ordered = 1;
     OK(gr_ireduce_batch_device(ctx, it, K, &call, &q));
+    CU(cudaSetDevice(dev));
     CU(cudaMemcpyAsync(seen, vdev, sizeof(gr_value_t) * K, cudaMemcpyDeviceToHost, st));
     struct timespec ts = {0, 50 * 1000 * 1000};
     nanosleep(&ts, NULL);

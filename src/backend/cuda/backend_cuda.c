@@ -38,6 +38,7 @@
 #include "gr_cuda_check.h"
 #include "gr_cuda_state.h"
 #include "gr_cuda_stats.h"
+#include "gr_env.h"
 #include "gr_stream.h"
 #include "gr_vec.h"
 
@@ -195,6 +196,8 @@ static gr_result_t init_state(gr_ctx_t ctx, cuda_state_t *s)
         GR_FAIL(GR_ERR_INVALID_ARG, "cuda grid size %d is out of range; use 1..%d blocks, or 0 to size the grid "
                                     "from occupancy", ctx->cfg.cuda_grid, GR_CUDA_GRID_MAX);
     s->block = block;
+    const char *pdl = gr_env(GR_ENV_CUDA_PDL);
+    s->pdl = !(pdl && strcmp(pdl, "0") == 0);
     s->grid_override = ctx->cfg.cuda_grid;
     s->block_forced = ctx->cfg.cuda_block != 0;
 

@@ -308,7 +308,7 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
         else if (jobs->njobs >= 1 && kind == REC_ARG)
             e = gr_cuda_launch_argext_batch(jobs, stream);
         else if (jobs->njobs >= 1)
-            e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, stream);
+            e = gr_cuda_launch_dot_batch(jobs, kind == REC_EXACT, s->pdl, stream);
         if (e != cudaSuccess)
             return e;
     }

@@ -24,6 +24,7 @@ typedef struct cuda_state {
     int block;
     int grid_override;              /* cfg.cuda_grid, 0 = from occupancy */
     int block_forced;               /* cfg.cuda_block was given */
+    int pdl;                        /* batched dots with programmatic dependent launch (GR_CUDA_PDL, default 1) */
     int scratch_blocks;             /* capacity of scratch, in blocks */
     int occ[GR_DTYPE_COUNT][GR_OP_COUNT]; /* resident blocks per SM at s->block */
     cudaStream_t stream;            /* the library's own (blocking) stream; all its kernels go here */
