@@ -238,6 +238,15 @@ static void test_ordered(gr_ctx_t ctx, float *x, uint64_t n, const void *dd, uin
     batch_item(&it[2], GR_OP_SUM, GR_F64, GR_MODE_EXACT, dd, NULL, m);
     CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
     CU(cudaDeviceSynchronize());
+    /* first one of these, so that the release slots are allocated (cudaHostAlloc may synchronise the device) */
+    gr_call_init(&call);
+    call.stream = (gr_stream_t)st;
+    call.result_dev = vdev;
+    call.ordered = 1;
+    OK(gr_ireduce_batch_device(ctx, it, K, &call, &q));
+    OK(gr_wait(&q, v2, NULL));
+    CU(cudaMemset(vdev, 0xFF, sizeof(gr_value_t) * R));
+    CU(cudaDeviceSynchronize());
     /* behind a late producer, so the local parts are not done when the start returns: no library call
      * follows for 50 ms, nothing can hand the values over, and the stream must still wait then (the library
      * releases them as soon as it sees them, at any call of the context: not earlier) */

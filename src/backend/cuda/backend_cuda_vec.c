@@ -67,7 +67,11 @@ typedef struct vec_arena {
     void *dev;                   /* fold scratches, block records: device memory */
     gr_vec_out_t *host, *host_d; /* the out records: mapped pinned host memory, and its device address */
     size_t cap;
-    cudaEvent_t ev;   /* recorded after the batch's kernels */
+    cudaEvent_t ev;   /* recorded after the batch's kernels (not with no_ev) */
+    cudaStream_t stream; /* the stream the kernels went on */
+    int no_ev;        /* a one-rank ordered result on the caller's stream: no event after the kernels, so the
+                       * consumer the caller queues next (launched with PDL) follows them at once; the poll
+                       * asks the stream instead (never with blocking sync: that would sleep on the stream) */
     uint64_t spin_ns; /* the batch's own read time: a blocking poll asks ev only past it (poll_in) */
     int busy;
     unsigned char kind[GR_BATCH_MAX];
@@ -404,8 +408,16 @@ static gr_result_t start_in(cuda_state_t *s, const gr_batch_item_t *items, int k
     }
     a->spin_ns = gr_cuda_reduce_spin_ns(in_bytes);
     gr_result_t r = GR_SUCCESS;
+    a->stream = ls;
+    a->no_ev = 0;
+    if (result_dev && !blocking && ls == (cudaStream_t)stream) {
+        unsigned int flags = 0;
+        GR_CUDA_CHECK(cudaGetDeviceFlags(&flags));
+        a->no_ev = (flags & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync;
+    }
     GR_CUDA_CHECK_GOTO(launch_items(s, a, items, k, result_dev, ls), r, fail);
-    GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, ls), r, fail);
+    if (!a->no_ev)
+        GR_CUDA_CHECK_GOTO(cudaEventRecord(a->ev, ls), r, fail);
     /* on our stream: the caller's later work on its stream (reusing the inputs) waits for our reads */
     if (!blocking && stream && (cudaStream_t)stream != ls)
         GR_CUDA_CHECK_GOTO(cudaStreamWaitEvent((cudaStream_t)stream, a->ev, 0), r, fail);
@@ -462,9 +474,9 @@ static gr_result_t poll_in(cuda_state_t *s, vec_arena_t *a, const gr_batch_item_
     cudaError_t e = cudaSuccess;
     if (block) {
         outs_wait_t w = {a, k};
-        e = gr_cuda_poll_wait(outs_ready, &w, NULL, a->ev, a->spin_ns);
+        e = gr_cuda_poll_wait(outs_ready, &w, a->stream, a->no_ev ? NULL : a->ev, a->spin_ns);
     } else if (!outs_done(a, k)) {
-        e = cudaEventQuery(a->ev);
+        e = a->no_ev ? cudaStreamQuery(a->stream) : cudaEventQuery(a->ev);
     }
     if (e == cudaErrorNotReady)
         return GR_SUCCESS;
