@@ -13,6 +13,13 @@
  * slots come in slabs of ORDER_SLAB, a new slab when every slot is in use (a
  * stream far behind its host), at most ORDER_SLABS_MAX.
  *
+ * While a slot is armed and not released, a stream waits for this host: a
+ * call that may wait for the whole device (cudaHostAlloc, cudaFree) would
+ * then never return. g_waiting counts those slots in the process (every
+ * context), and the library's allocations that can happen while requests are
+ * outstanding (a new slab here, a larger vector arena) fail with a message
+ * instead (gr_cuda_order_waiting).
+ *
  * The one-rank fast dots do not come here: their kernels write the values
  * (gr_batch_direct_result, kernels/dot.cu).
  */
@@ -43,6 +50,11 @@ typedef struct order_state {
     unsigned int next_seq; /* 1, 2, ...; never 0 */
 } order_state_t;
 
+/* Armed slots not yet released, in the whole process (all contexts). */
+static int g_waiting;
+
+int gr_cuda_order_waiting(void) { return __atomic_load_n(&g_waiting, __ATOMIC_RELAXED); }
+
 static order_slot_t *slot_host(order_state_t *o, int t) { return &o->host[t / ORDER_SLAB][t % ORDER_SLAB]; }
 static order_slot_t *slot_dev(order_state_t *o, int t) { return &o->dev[t / ORDER_SLAB][t % ORDER_SLAB]; }
 
@@ -65,6 +77,11 @@ static gr_result_t take_slot(cuda_state_t *s, order_state_t *o, int *t)
         GR_FAIL(GR_ERR_INVALID_ARG, "%d ordered results on GPU %d are queued and not yet delivered (their streams "
                                     "are that far behind the host); let the streams catch up (synchronise them "
                                     "after gr_wait) now and then", ORDER_SLABS_MAX * ORDER_SLAB, s->device);
+    if (gr_cuda_order_waiting() > 0)
+        GR_FAIL(GR_ERR_INVALID_ARG, "an ordered result needs %s slots, and %d ordered result(s) of this process "
+                                    "still wait for their rank's combine: the pinned allocation could wait for the GPU, "
+                                    "whose streams wait for those; complete the outstanding ordered requests first "
+                                    "(gr_wait / gr_test)", o->nslabs ? "more" : "its first", gr_cuda_order_waiting());
     const int b = o->nslabs;
     GR_CUDA_CHECK(cudaHostAlloc((void **)&o->host[b], sizeof(order_slot_t) * ORDER_SLAB, cudaHostAllocMapped));
     memset(o->host[b], 0, sizeof(order_slot_t) * ORDER_SLAB);
@@ -132,6 +149,7 @@ static gr_result_t arm_in(cuda_state_t *s, void *stream, void *dst, size_t n, in
     GR_CUDA_CHECK(gr_cuda_launch_release(&d->flag, &d->ack, seq, d->v, dst, n, (cudaStream_t)stream));
     o->seq[t] = seq;
     o->armed[t] = 1;
+    __atomic_add_fetch(&g_waiting, 1, __ATOMIC_RELAXED);
     *token = t;
     return GR_SUCCESS;
 }
@@ -155,6 +173,7 @@ static void release(order_state_t *o, int t, const void *bytes, size_t n)
         memset(h->v, 0, n);
     __atomic_store_n(&h->flag, o->seq[t], __ATOMIC_RELEASE); /* the values, then the flag the kernel waits for */
     o->armed[t] = 0;
+    __atomic_sub_fetch(&g_waiting, 1, __ATOMIC_RELAXED);
 }
 
 void gr_cuda_order_release(gr_ctx_t ctx, int token, const void *bytes, size_t n)

@@ -175,6 +175,12 @@ static gr_result_t arena_reserve(vec_arena_t *a, size_t bytes, cudaStream_t stre
         GR_CUDA_CHECK(cudaEventCreateWithFlags(&a->ev, cudaEventDisableTiming));
     if (a->cap >= bytes)
         return GR_SUCCESS;
+    if (gr_cuda_order_waiting() > 0) /* cudaFree / cudaMalloc may wait for the device, which waits for the host */
+        GR_FAIL(GR_ERR_INVALID_ARG, "this batch needs larger buffers (%zu bytes), and %d ordered result(s) of this "
+                                    "process still wait for their rank's combine (gr_call_t.ordered): allocating now "
+                                    "could wait for the GPU, whose streams wait for those; complete them first "
+                                    "(gr_wait / gr_test), or start a batch of this shape once before", bytes,
+                gr_cuda_order_waiting());
     size_t want = a->cap * 2 > bytes ? a->cap * 2 : bytes;
     if (want < VEC_ARENA_MIN)
         want = VEC_ARENA_MIN;

@@ -71,6 +71,9 @@ gr_result_t gr_cuda_order_after(cuda_state_t *s, void *stream);
 gr_result_t gr_cuda_order_arm(gr_ctx_t ctx, void *stream, void *dst, size_t n, int *token);
 void gr_cuda_order_release(gr_ctx_t ctx, int token, const void *bytes, size_t n);
 void gr_cuda_order_free(cuda_state_t *s);
+/* Ordered results of this process armed and not yet released (their streams wait for the host): while
+ * there are any, the backend makes no allocation that may wait for the device. */
+int gr_cuda_order_waiting(void);
 
 /* Free the vector ops' state (backend_cuda_vec.c); cleanup, never fails. */
 void gr_cuda_vec_release(cuda_state_t *s);
