@@ -20,6 +20,15 @@ foreach(np 1 2 3)
   gr_add_mpi_test(embed_batch_np${np} NP ${np} COMMAND $<TARGET_FILE:test_embed_batch> LABELS mpi TIMEOUT 120)
 endforeach()
 
+# Ordered results, the core's side (src/core/request.c) without a GPU: a cpu
+# context with a recording order_arm / order_release; each request released
+# once, as soon as the rank has the values, with gr_wait's bits; failures,
+# request order, gr_ctx_destroy.
+gr_test_exe(test_request_ordered SOURCES ${GR_TEST_DIR}/unit/test_request_ordered.c)
+foreach(np 1 2)
+  gr_add_mpi_test(request_ordered_np${np} NP ${np} COMMAND $<TARGET_FILE:test_request_ordered> LABELS mpi TIMEOUT 60)
+endforeach()
+
 if(GR_WITH_CUDA)
   # The same on the GPU: stream order after a late producer on the caller's
   # non-blocking stream, result delivered to device memory, overlapped
