@@ -75,7 +75,8 @@ class Config(ctypes.Structure):
 
 
 class Call(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_size_t), ("stream", ctypes.c_void_p), ("result_dev", ctypes.c_void_p)]
+    _fields_ = [("size", ctypes.c_size_t), ("stream", ctypes.c_void_p), ("result_dev", ctypes.c_void_p),
+                ("ordered", ctypes.c_int)]
 
 
 class BatchItem(ctypes.Structure):
