@@ -35,8 +35,10 @@ __global__ void cg_apply_kernel(double *__restrict__ out, const double *__restri
     out[c] = b ? b[c] - a : a;
 }
 
-__global__ void cg_update_kernel(double alpha, double beta, const double *__restrict__ w, double *__restrict__ x,
-                                 double *__restrict__ r, double *__restrict__ p, double *__restrict__ s, int64_t count)
+/* cg_update_point at this thread's points of count, grid-stride. */
+__device__ __forceinline__ void cg_update_range(double alpha, double beta, const double *__restrict__ w,
+                                                double *__restrict__ x, double *__restrict__ r,
+                                                double *__restrict__ p, double *__restrict__ s, int64_t count)
 {
     for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < count; c += (int64_t)gridDim.x * blockDim.x) {
         double xc = x[c], rc = r[c], pc = p[c], sc = s[c];
@@ -46,6 +48,12 @@ __global__ void cg_update_kernel(double alpha, double beta, const double *__rest
         p[c] = pc;
         s[c] = sc;
     }
+}
+
+__global__ void cg_update_kernel(double alpha, double beta, const double *__restrict__ w, double *__restrict__ x,
+                                 double *__restrict__ r, double *__restrict__ p, double *__restrict__ s, int64_t count)
+{
+    cg_update_range(alpha, beta, w, x, r, p, s, count);
 }
 
 /* The update of an iteration whose dot products are still on their way: alpha and beta from gamma and delta
@@ -67,14 +75,7 @@ __global__ void cg_update_dev_kernel(const double *__restrict__ gamma, const dou
         return;
     double alpha, beta;
     cg_step(g, d, gamma_prev, alpha_prev, first, &alpha, &beta);
-    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < count; c += (int64_t)gridDim.x * blockDim.x) {
-        double xc = x[c], rc = r[c], pc = p[c], sc = s[c];
-        cg_update_point(alpha, beta, w[c], &xc, &rc, &pc, &sc);
-        x[c] = xc;
-        r[c] = rc;
-        p[c] = pc;
-        s[c] = sc;
-    }
+    cg_update_range(alpha, beta, w, x, r, p, s, count);
 }
 
 /* The update's grid: 256 threads a block, at most 65536 blocks (grid-stride beyond). */

@@ -112,21 +112,7 @@ static gr_result_t check_target(cuda_state_t *s, void *stream, void *dst)
     if (a.type == cudaMemoryTypeDevice && a.device != s->device)
         GR_FAIL(GR_ERR_INVALID_ARG, "gr_call_t.result_dev: %p is memory of GPU %d, the context's GPU is %d", dst,
                 a.device, s->device);
-#if CUDART_VERSION >= 12080
-    int dev = -1;
-    e = cudaStreamGetDevice((cudaStream_t)stream, &dev);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        GR_FAIL(GR_ERR_INVALID_ARG, "the call's stream %p is not a live CUDA stream (%s): pass a live stream of "
-                                    "the context's GPU %d", stream, cudaGetErrorString(e), s->device);
-    }
-    if (dev != s->device)
-        GR_FAIL(GR_ERR_INVALID_ARG, "the call's stream %p belongs to GPU %d, the context's GPU is %d: pass a stream "
-                                    "created on GPU %d", stream, dev, s->device, s->device);
-#else
-    (void)stream;
-#endif
-    return GR_SUCCESS;
+    return gr_cuda_check_stream(s, stream);
 }
 
 static gr_result_t arm_in(cuda_state_t *s, void *stream, void *dst, size_t n, int *token)

@@ -332,11 +332,8 @@ static cudaError_t launch_items(cuda_state_t *s, const vec_arena_t *a, const gr_
  * scratch with it), once it is known to be a stream of our GPU. Else our stream, ordered after the
  * caller's (gr_cuda_order_after); the blocking calls' arena is always used on our stream.
  */
-static gr_result_t launch_stream(cuda_state_t *s, void *stream, int blocking, cudaStream_t *ls)
+gr_result_t gr_cuda_check_stream(cuda_state_t *s, void *stream)
 {
-    *ls = s->stream;
-    if (blocking || !stream || (cudaStream_t)stream == s->stream)
-        return gr_cuda_order_after(s, stream);
 #if CUDART_VERSION >= 12080
     int dev = -1;
     cudaError_t e = cudaStreamGetDevice((cudaStream_t)stream, &dev);
@@ -348,7 +345,19 @@ static gr_result_t launch_stream(cuda_state_t *s, void *stream, int blocking, cu
     if (dev != s->device)
         GR_FAIL(GR_ERR_INVALID_ARG, "the call's stream %p belongs to GPU %d, the context's GPU is %d: pass a stream "
                                     "created on GPU %d", stream, dev, s->device, s->device);
+#else
+    (void)s;
+    (void)stream;
 #endif
+    return GR_SUCCESS;
+}
+
+static gr_result_t launch_stream(cuda_state_t *s, void *stream, int blocking, cudaStream_t *ls)
+{
+    *ls = s->stream;
+    if (blocking || !stream || (cudaStream_t)stream == s->stream)
+        return gr_cuda_order_after(s, stream);
+    GR_CHECK(gr_cuda_check_stream(s, stream));
     *ls = (cudaStream_t)stream;
     return GR_SUCCESS;
 }

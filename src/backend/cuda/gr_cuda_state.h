@@ -75,6 +75,10 @@ void gr_cuda_order_free(cuda_state_t *s);
  * there are any, the backend makes no allocation that may wait for the device. */
 int gr_cuda_order_waiting(void);
 
+/* A caller's stream the backend queues kernels on itself: a live stream of the context's GPU (checked
+ * where the runtime can say, CUDA 12.8 and later), else GR_ERR_INVALID_ARG with a message. */
+gr_result_t gr_cuda_check_stream(cuda_state_t *s, void *stream);
+
 /* Free the vector ops' state (backend_cuda_vec.c); cleanup, never fails. */
 void gr_cuda_vec_release(cuda_state_t *s);
 
